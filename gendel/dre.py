@@ -1,0 +1,226 @@
+"""Density ratio estimators (DREs) between X and X \\ X' (§3).
+
+A DRE estimates rho_hat = p_hat' / p_hat, the ratio between the re-trained and the pre-trained
+model, from the training set X and the deletion set X' alone. Every estimator here follows the
+same protocol::
+
+    dre.fit(X, deleted)      # deleted: boolean mask (or row indices) of X' within X
+    dre.log_ratio(Y)         # log rho_hat_E(y), shape (n,)
+    dre.ratio_bound_         # a valid B >= sup rho_hat_E, when one is known
+
+Classifier-based DREs (§3.1) train a soft classifier f(x) = Prob(x in X') against X \\ X', with
+X \\ X' duplicated (Example 1: a point of X \\ X' belongs to both X and X \\ X'), and turn it into
+a ratio by Bayes' rule, eq. (1):
+
+    rho_hat_f(x) = N / (N - N') * (1 - f(x)) / (1 + f(x)).
+
+Since (1 - f) / (1 + f) <= 1, every classifier DRE is bounded by B = N / (N - N').
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+from scipy.spatial import cKDTree
+
+from ._kernels import GaussianKernelSums
+from ._validation import check_count, check_deletion, check_fitted, check_points, check_positive
+from .models import KDE
+
+
+class DensityRatioEstimator:
+    """Common fitting and validation for DREs between X and X \\ X'.
+
+    Attributes
+    ----------
+    n_samples_ : int
+        N, the size of X.
+    n_deleted_ : int
+        N', the size of the deletion set X'.
+    dim_ : int
+        The dimension d of the data.
+    ratio_bound_ : float or None
+        A known B >= sup_x rho_hat_E(x), or None when no bound is known.
+    """
+
+    ratio_bound_ = None
+
+    def fit(self, X, deleted):
+        """Fit the estimator on the training set ``X`` (N, d) and the deletion set ``deleted``.
+
+        ``deleted`` is a boolean mask over the rows of X (True for X') or an array of row
+        indices. Returns self.
+        """
+        X = check_points(X, "X")
+        mask = check_deletion(deleted, len(X))
+        self.n_samples_, self.dim_ = X.shape
+        self.n_deleted_ = int(mask.sum())
+        self._fit(X[mask], X[~mask])
+        self._fitted = True
+        return self
+
+    def log_ratio(self, Y):
+        """log rho_hat_E(y) for every row y of ``Y``; shape (n,). May be -inf where the ratio is 0."""
+        check_fitted(self, "_fitted")
+        Y = check_points(Y, "Y", dim=self.dim_)
+        return self._log_ratio(Y)
+
+    def ratio(self, Y):
+        """rho_hat_E(y) = exp(log_ratio(y))."""
+        return np.exp(self.log_ratio(Y))
+
+    @property
+    def log_prior_ratio(self):
+        """log N / (N - N'), the prior factor of eq. (1) and log of the classifier bound."""
+        return np.log(self.n_samples_) - np.log(self.n_samples_ - self.n_deleted_)
+
+    def _fit(self, X_deleted, X_kept):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _log_ratio(self, Y):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
+class ExactKDERatio(DensityRatioEstimator):
+    """The ground truth rho_hat = p_KDE(.; X \\ X') / p_KDE(.; X) of the KDE learner (Example 1).
+
+    This is not an estimator in the paper's sense (it needs the learner itself); it is the
+    target every DRE is compared with. ``ratio_bound_`` is N / (N - N'): the sum over X \\ X'
+    never exceeds the sum over X.
+    """
+
+    def __init__(self, bandwidth):
+        self.bandwidth = check_positive(bandwidth, "bandwidth")
+
+    def _fit(self, X_deleted, X_kept):
+        self.pretrained_ = KDE(self.bandwidth).fit(np.concatenate([X_deleted, X_kept]))
+        self.retrained_ = KDE(self.bandwidth).fit(X_kept)
+        self.ratio_bound_ = float(np.exp(self.log_prior_ratio))
+
+    def _log_ratio(self, Y):
+        return self.retrained_.log_prob(Y) - self.pretrained_.log_prob(Y)
+
+    def __repr__(self):
+        return f"ExactKDERatio(bandwidth={self.bandwidth!r})"
+
+
+class ClassifierDRE(DensityRatioEstimator):
+    """DRE from any probabilistic classifier, eq. (1) with X \\ X' duplicated (§3.1).
+
+    Parameters
+    ----------
+    estimator : scikit-learn classifier
+        Anything with ``fit(X, y)`` and ``predict_proba(X)``, e.g.
+        ``sklearn.linear_model.LogisticRegression()`` (the paper's footnote). It is copied,
+        then trained on X' (label 1) against two copies of X \\ X' (label 0).
+
+    Attributes
+    ----------
+    classifier_ : the fitted copy of ``estimator``.
+    """
+
+    def __init__(self, estimator):
+        if not (hasattr(estimator, "fit") and hasattr(estimator, "predict_proba")):
+            raise TypeError(
+                "estimator must be a probabilistic classifier with fit(X, y) and predict_proba(X), "
+                f"e.g. sklearn.linear_model.LogisticRegression(); got {type(estimator).__name__}"
+            )
+        self.estimator = estimator
+
+    def _fit(self, X_deleted, X_kept):
+        X_aug, y_aug = duplicated_training_set(X_deleted, X_kept)
+        self.classifier_ = copy.deepcopy(self.estimator).fit(X_aug, y_aug)
+        classes = list(self.classifier_.classes_)
+        self._positive = classes.index(1)
+        self.ratio_bound_ = float(np.exp(self.log_prior_ratio))
+
+    def _log_f(self, Y):
+        """Return log f(y) and log(1 - f(y)), f = Prob(y in X')."""
+        f = self.classifier_.predict_proba(Y)[:, self._positive]
+        with np.errstate(divide="ignore"):
+            return np.log(f), np.log1p(-f)
+
+    def _log_ratio(self, Y):
+        log_f, log_1mf = self._log_f(Y)
+        return self.log_prior_ratio + log_1mf - np.logaddexp(0.0, log_f)
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self.estimator!r})"
+
+
+class KernelClassifierDRE(ClassifierDRE):
+    """Kernel-based classifier (KBC) DRE, eq. (3) with bandwidth sigma_C.
+
+    f(x) = sum_{X'} K(x - x_i) / (sum_{X'} K(x - x_i) + 2 sum_{X \\ X'} K(x - x_i)),
+
+    a weighted soft nearest-neighbour classifier with Gaussian kernel K = N(0, sigma_C^2 I) in
+    which each point of X \\ X' has two votes. With sigma_C = sigma_A it recovers the ratio
+    rho_hat of a KDE learner with bandwidth sigma_A exactly (Example 1).
+
+    Parameters
+    ----------
+    bandwidth : float
+        sigma_C.
+    """
+
+    def __init__(self, bandwidth):
+        self.bandwidth = check_positive(bandwidth, "bandwidth")
+
+    def _fit(self, X_deleted, X_kept):
+        self._sums = GaussianKernelSums([X_deleted, X_kept], self.bandwidth)
+        self.ratio_bound_ = float(np.exp(self.log_prior_ratio))
+
+    def _log_f(self, Y):
+        sums = self._sums(Y)
+        log_del, log_kept2 = sums[:, 0], sums[:, 1] + np.log(2.0)
+        log_den = np.logaddexp(log_del, log_kept2)
+        return log_del - log_den, log_kept2 - log_den
+
+    def __repr__(self):
+        return f"KernelClassifierDRE(bandwidth={self.bandwidth!r})"
+
+
+class KNNClassifierDRE(ClassifierDRE):
+    """k-nearest-neighbour classifier DRE (§5.1).
+
+    f(x) is the fraction of points of X' among the k nearest neighbours of x in the training
+    set of the classifier, X' together with two copies of X \\ X'. The ratio is 0 (log ratio
+    -inf) where all k neighbours are deleted points.
+
+    Parameters
+    ----------
+    k : int
+        Number of neighbours.
+    """
+
+    def __init__(self, k):
+        self.k = check_count(k, "k")
+
+    def _fit(self, X_deleted, X_kept):
+        X_aug, y_aug = duplicated_training_set(X_deleted, X_kept)
+        if self.k > len(X_aug):
+            raise ValueError(
+                f"k={self.k} exceeds the {len(X_aug)} points of the classifier's training set "
+                "(X' plus two copies of X \\ X'); choose a smaller k"
+            )
+        self._tree = cKDTree(X_aug)
+        self._labels = y_aug.astype(np.float64)
+        self.ratio_bound_ = float(np.exp(self.log_prior_ratio))
+
+    def _log_f(self, Y):
+        _, idx = self._tree.query(Y, k=self.k, workers=-1)
+        idx = idx.reshape(len(Y), self.k)
+        f = self._labels[idx].mean(axis=1)
+        with np.errstate(divide="ignore"):
+            return np.log(f), np.log1p(-f)
+
+    def __repr__(self):
+        return f"KNNClassifierDRE(k={self.k!r})"
+
+
+def duplicated_training_set(X_deleted, X_kept):
+    """The classifier's training set of §3.1: X' with label 1, two copies of X \\ X' with label 0."""
+    X_aug = np.concatenate([X_deleted, X_kept, X_kept])
+    y_aug = np.concatenate([np.ones(len(X_deleted), int), np.zeros(2 * len(X_kept), int)])
+    return X_aug, y_aug

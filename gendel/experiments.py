@@ -1,0 +1,328 @@
+"""The experimental protocol of §5.1 on the synthetic 2-D data sets.
+
+How we read the protocol
+------------------------
+For one seed we draw X (N points) once, choose X' once, and fit the pre-trained KDE p_hat, the
+re-trained KDE p_hat' and the DRE rho_hat_E once. The R repeats then redraw the four sample
+sets of size m:
+
+- Y_hat ~ p_hat           (the reference sample of the ASC statistic),
+- Y_D   ~ rho_hat_E * p_hat (the approximated model, by Alg. 1),
+- Y_H0  ~ p_hat           (q under H0),
+- Y_H1  ~ p_hat'          (q under H1).
+
+The hypotheses H0: q = p_hat and H1: q = p_hat' are about one fixed pair of models, so the
+distributions of LR and ASC that the KS statistics compare are distributions over fresh test
+samples, not over fresh training sets. Each sample set has its own random stream derived from
+the seed, so all DREs of a sweep see the same X, X', Y_hat, Y_H0 and Y_H1 (common random
+numbers): differences between DREs are not sampling noise between runs.
+
+The three questions of §5.1 compare (for LR; for ASC the same with Y_hat added):
+
+- Q1 (DRE approximation): LR(Y_H0, rho_hat)  vs LR(Y_H0, rho_hat_E)
+- Q2 (fast deletion):     LR(Y_H1, rho_hat)  vs LR(Y_D,  rho_hat)
+- Q3 (deletion test):     LR(Y_H0, rho_hat_E) vs LR(Y_H1, rho_hat_E)
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from . import data as _data
+from ._validation import check_count, check_lambda, check_positive
+from .deletion import ApproximateDeletion
+from .dre import DensityRatioEstimator, ExactKDERatio
+from .stats import PHI_NAMES, asc, ks_statistic, likelihood_ratio
+
+#: Sample sets compared by each question, as (sample, ratio) keys of ``SyntheticStatistics.lr``.
+QUESTIONS = {
+    "Q1": (("H0", "exact"), ("H0", "dre")),
+    "Q2": (("H1", "exact"), ("D", "exact")),
+    "Q3": (("H0", "dre"), ("H1", "dre")),
+}
+QUESTION_TITLES = {"Q1": "Q1: DRE approximation", "Q2": "Q2: fast deletion", "Q3": "Q3: deletion test"}
+#: The statistics of the experiments: LR and ASC for each phi.
+STATISTICS = ("LR",) + PHI_NAMES
+KEYS = (("H0", "exact"), ("H0", "dre"), ("H1", "exact"), ("H1", "dre"), ("D", "exact"))
+
+_STREAMS = ("data", "mask", "Yhat", "H0", "H1", "D")
+
+
+@dataclass
+class SyntheticStatistics:
+    """Per-repeat statistics of one run of the §5.1 protocol.
+
+    Attributes
+    ----------
+    settings : dict
+        dataset, lam, N, m, R, sigma_a, seed and the DRE's repr.
+    values : dict
+        ``values[stat][(sample, ratio)]`` is an array of R statistics, where ``stat`` is
+        ``"LR"`` or a phi name (ASC), ``sample`` is ``"H0"``, ``"H1"`` or ``"D"`` and ``ratio``
+        is ``"exact"`` (rho_hat) or ``"dre"`` (rho_hat_E). For example
+        ``values["LR"]["H0", "dre"]`` holds LR(Y_H0, rho_hat_E) and ``values["tlogt"]["D", "exact"]``
+        holds ASC_{t log t}(Y_hat, Y_D, rho_hat).
+    ks : dict
+        ``ks[question, stat]``: the KS statistic between the two distributions compared by
+        ``question`` ("Q1", "Q2", "Q3") for statistic ``stat``.
+    n_deleted : int
+        N', the size of the deletion set.
+    acceptance_rate : float
+        The acceptance rate of Alg. 1 when drawing Y_D.
+    dre : DensityRatioEstimator or None
+        The fitted DRE (None when the result was loaded from the cache).
+    """
+
+    settings: dict
+    values: dict
+    ks: dict
+    n_deleted: int
+    acceptance_rate: float
+    dre: object = field(default=None, repr=False)
+
+    @property
+    def lr(self):
+        """Shortcut for ``values["LR"]``."""
+        return self.values["LR"]
+
+    def asc(self, phi):
+        """Shortcut for ``values[phi]``: the ASC statistics for one phi."""
+        return self.values[phi]
+
+
+def _streams(seed):
+    """Independent random streams for each part of the protocol, derived from one seed."""
+    return dict(zip(_STREAMS, (np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(len(_STREAMS)))))
+
+
+def _setup(dataset, lam, N, sigma_a, seed, streams):
+    X, component = _data.sample(dataset, N, rng=streams["data"])
+    deleted = _data.deletion_mask(component, dataset, lam, rng=streams["mask"])
+    if not deleted.any():
+        raise ValueError(
+            f"the deletion set is empty for lam={lam}, N={N}, seed={seed}: nothing to delete. "
+            "Use a smaller lam or a larger N"
+        )
+    return X, deleted, ExactKDERatio(sigma_a).fit(X, deleted)
+
+
+@functools.lru_cache(maxsize=16)
+def _shared(dataset, lam, N, m, R, sigma_a, seed):
+    """The DRE-independent part of one run: data, models, Y_hat, Y_H0, Y_H1 and rho_hat on them."""
+    streams = _streams(seed)
+    X, deleted, exact = _setup(dataset, lam, N, sigma_a, seed, streams)
+    pretrained, retrained = exact.pretrained_, exact.retrained_
+    n = m * R
+    samples = {
+        "Yhat": pretrained.sample(n, rng=streams["Yhat"]),
+        "H0": pretrained.sample(n, rng=streams["H0"]),
+        "H1": retrained.sample(n, rng=streams["H1"]),
+    }
+    log_exact = {key: exact.log_ratio(Y).reshape(R, m) for key, Y in samples.items()}
+    for arr in list(samples.values()) + list(log_exact.values()):
+        arr.flags.writeable = False
+    return X, deleted, exact, samples, log_exact, streams["D"].bit_generator.state
+
+
+def synthetic_statistics(dataset, lam, dre, *, N=400, m=400, R=250, sigma_a=0.1, seed=0):
+    """Run the §5.1 protocol once and return the per-repeat LR/ASC statistics and KS values.
+
+    Parameters
+    ----------
+    dataset : {"mog8", "ckb8"}
+    lam : float in (0, 1]
+        Weight of the re-weighted components in p_*'.
+    dre : DensityRatioEstimator
+        An (unfitted) DRE; a copy is fitted on X and X'.
+    N, m, R : int
+        Training set size, size of each sample set, number of repeats (paper: 400, 400, 250).
+    sigma_a : float
+        Bandwidth sigma_A of the KDE learner (paper: 0.1).
+    seed : int
+        Seed of all randomness; the same seed gives the same numbers.
+
+    Returns
+    -------
+    SyntheticStatistics
+    """
+    dataset = _data.check_dataset(dataset)
+    lam = check_lambda(lam)
+    if not isinstance(dre, DensityRatioEstimator) and not (hasattr(dre, "fit") and hasattr(dre, "log_ratio")):
+        raise TypeError(f"dre must be a density ratio estimator with fit(X, deleted) and log_ratio(Y); got {dre!r}")
+    N, m, R = check_count(N, "N", minimum=2), check_count(m, "m"), check_count(R, "R", minimum=2)
+    sigma_a = check_positive(sigma_a, "sigma_a")
+    seed = check_count(seed, "seed", minimum=0)
+
+    X, deleted, exact, samples, log_exact, d_state = _shared(dataset, lam, N, m, R, sigma_a, seed)
+    dre = copy.deepcopy(dre).fit(X, deleted)
+    rng_d = np.random.default_rng()
+    rng_d.bit_generator.state = d_state
+    sampler = ApproximateDeletion(exact.pretrained_, dre)
+    Y_D = sampler.sample(m * R, rng=rng_d)
+
+    log = {(key, "exact"): log_exact[key] for key in ("H0", "H1")}
+    log["D", "exact"] = exact.log_ratio(Y_D).reshape(R, m)
+    for key in ("H0", "H1"):
+        log[key, "dre"] = dre.log_ratio(samples[key]).reshape(R, m)
+    yhat = {"exact": log_exact["Yhat"], "dre": dre.log_ratio(samples["Yhat"]).reshape(R, m)}
+
+    values = {"LR": {k: likelihood_ratio(log[k]) for k in KEYS}}
+    for phi in PHI_NAMES:
+        values[phi] = {k: asc(yhat[k[1]], log[k], phi) for k in KEYS}
+    ks = {
+        (q, stat): ks_statistic(values[stat][a], values[stat][b])
+        for q, (a, b) in QUESTIONS.items()
+        for stat in STATISTICS
+    }
+    settings = dict(dataset=dataset, lam=lam, N=N, m=m, R=R, sigma_a=sigma_a, seed=seed, dre=repr(dre))
+    return SyntheticStatistics(settings, values, ks, int(deleted.sum()), sampler.acceptance_rate_, dre)
+
+
+# --------------------------------------------------------------------------------------------
+# Cached sweeps
+
+
+def cache_dir():
+    """Where expensive results are cached: ``$GENDEL_CACHE_DIR`` or ``~/.cache/gendel``."""
+    return Path(os.environ.get("GENDEL_CACHE_DIR") or Path.home() / ".cache" / "gendel")
+
+
+@functools.lru_cache(maxsize=1)
+def _code_fingerprint():
+    """A hash of the modules that determine the numbers, so a code change invalidates the cache."""
+    here = Path(__file__).parent
+    h = hashlib.sha256()
+    for name in ("_kernels.py", "data.py", "models.py", "dre.py", "deletion.py", "stats.py", "experiments.py"):
+        h.update((here / name).read_bytes())
+    return h.hexdigest()[:16]
+
+
+def _cache_path(kind, config):
+    key = hashlib.sha256(json.dumps([kind, config, _code_fingerprint()], sort_keys=True).encode()).hexdigest()
+    return cache_dir() / kind / f"{key[:24]}.npz"
+
+
+def cached_synthetic_statistics(dataset, lam, dre, *, N=400, m=400, R=250, sigma_a=0.1, seed=0, cache=True):
+    """:func:`synthetic_statistics` with an on-disk cache keyed by the full configuration.
+
+    The cache key holds the settings, ``repr(dre)`` and a fingerprint of gendel's numerical
+    code. Results loaded from the cache have ``dre=None``.
+    """
+    settings = dict(dataset=_data.check_dataset(dataset), lam=float(lam), N=N, m=m, R=R,
+                    sigma_a=float(sigma_a), seed=seed, dre=repr(dre))
+    path = _cache_path("synthetic_statistics", settings)
+    if cache and path.exists():
+        with np.load(path) as f:
+            values = {stat: {k: f[f"{stat}|{k[0]}|{k[1]}"] for k in KEYS} for stat in STATISTICS}
+            meta = json.loads(str(f["meta"]))
+        ks = {
+            (q, stat): ks_statistic(values[stat][a], values[stat][b])
+            for q, (a, b) in QUESTIONS.items()
+            for stat in STATISTICS
+        }
+        return SyntheticStatistics(settings, values, ks, meta["n_deleted"], meta["acceptance_rate"])
+    result = synthetic_statistics(dataset, lam, dre, N=N, m=m, R=R, sigma_a=sigma_a, seed=seed)
+    if cache:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        arrays = {f"{stat}|{k[0]}|{k[1]}": result.values[stat][k] for stat in STATISTICS for k in KEYS}
+        meta = dict(n_deleted=result.n_deleted, acceptance_rate=result.acceptance_rate)
+        tmp = path.with_suffix(".tmp.npz")
+        np.savez(tmp, meta=json.dumps(meta), **arrays)
+        os.replace(tmp, path)
+    return result
+
+
+@dataclass
+class Sweep:
+    """Results of the §5.1 protocol over a grid of lambdas and DREs.
+
+    Attributes
+    ----------
+    lams : tuple of float
+    labels : tuple of str
+        One label per DRE (e.g. the sigma_C of a KBC).
+    results : list of list of SyntheticStatistics
+        ``results[i][j]`` for ``lams[i]`` and DRE ``j``.
+    """
+
+    lams: tuple
+    labels: tuple
+    results: list
+
+    def ks(self, question, stat="LR"):
+        """KS statistics as an array of shape (len(lams), len(labels))."""
+        return np.array([[r.ks[question, stat] for r in row] for row in self.results])
+
+
+def sweep(dataset, lams, dres, *, labels=None, N=400, m=400, R=250, sigma_a=0.1, seed=0,
+          cache=True, progress=True):
+    """Run :func:`synthetic_statistics` for every lambda and DRE, with a progress bar and a cache.
+
+    Each cell is cached on disk on its own, so an interrupted sweep resumes where it stopped.
+    Set ``TQDM_DISABLE=1`` (or ``progress=False``) to hide the progress bar.
+    """
+    from tqdm.auto import tqdm
+
+    lams = tuple(check_lambda(lam) for lam in lams)
+    dres = list(dres)
+    labels = tuple(labels) if labels is not None else tuple(repr(d) for d in dres)
+    if len(labels) != len(dres):
+        raise ValueError(f"got {len(labels)} labels for {len(dres)} DREs")
+    cells = [(lam, d) for lam in lams for d in dres]
+    bar = tqdm(cells, desc=f"{dataset} sweep", disable=None if progress else True)
+    flat = [
+        cached_synthetic_statistics(dataset, lam, d, N=N, m=m, R=R, sigma_a=sigma_a, seed=seed, cache=cache)
+        for lam, d in bar
+    ]
+    results = [flat[i * len(dres):(i + 1) * len(dres)] for i in range(len(lams))]
+    return Sweep(lams, labels, results)
+
+
+def evaluate_on_grid(fn, extent, resolution=150):
+    """Evaluate ``fn`` (points (n, 2) -> values (n,)) on a regular grid over ``extent``.
+
+    Returns ``xs``, ``ys`` and the (resolution, resolution) array ``Z[iy, ix] = fn((xs[ix], ys[iy]))``.
+    """
+    resolution = check_count(resolution, "resolution", minimum=2)
+    x0, x1, y0, y1 = extent
+    xs, ys = np.linspace(x0, x1, resolution), np.linspace(y0, y1, resolution)
+    gx, gy = np.meshgrid(xs, ys)
+    Z = np.asarray(fn(np.column_stack([gx.ravel(), gy.ravel()]))).reshape(resolution, resolution)
+    return xs, ys, Z
+
+
+def setup(dataset, lam, *, N=400, sigma_a=0.1, seed=0):
+    """The fixed part of one seed of the protocol: X, the deletion mask and the exact ratio.
+
+    Returns ``(X, deleted, exact)`` where ``exact`` is the fitted :class:`ExactKDERatio`
+    (with ``.pretrained_`` and ``.retrained_`` KDEs). Identical to what
+    :func:`synthetic_statistics` uses for the same arguments.
+    """
+    dataset = _data.check_dataset(dataset)
+    lam = check_lambda(lam)
+    N, sigma_a = check_count(N, "N", minimum=2), check_positive(sigma_a, "sigma_a")
+    seed = check_count(seed, "seed", minimum=0)
+    return _setup(dataset, lam, N, sigma_a, seed, _streams(seed))
+
+
+__all__ = [
+    "QUESTIONS",
+    "QUESTION_TITLES",
+    "STATISTICS",
+    "SyntheticStatistics",
+    "Sweep",
+    "cache_dir",
+    "cached_synthetic_statistics",
+    "evaluate_on_grid",
+    "setup",
+    "sweep",
+    "synthetic_statistics",
+]

@@ -1,0 +1,56 @@
+"""Shared style and the plotly renderer of the executed book."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import plotly.io as pio
+from plotly.io._base_renderers import MimetypeRenderer
+
+#: The paper's colour code (§5.1): light blue for the approximated model, orange for the
+#: pre-trained model (H0), green for the re-trained model (H1).
+COLORS = {
+    "D": "#56B4E9",  # approximated model rho_hat_E * p_hat
+    "H0": "#E69F00",  # pre-trained p_hat
+    "H1": "#009E73",  # re-trained p_hat'
+    "deleted": "#D62728",  # X'
+    "kept": "#1F4E9C",  # X \ X'
+}
+
+#: A colour per lambda value of the experiments, light to dark.
+LAMBDA_COLORS = {0.5: "#440154", 0.6: "#3B528B", 0.7: "#21908C", 0.8: "#5DC863", 0.9: "#C7B200"}
+
+#: Plotly config of every figure: no logo, static image export in the mode bar.
+CONFIG = {"displaylogo": False, "responsive": True}
+
+BOOK_RENDERER = "gendel_book"
+
+
+class _BookRenderer(MimetypeRenderer):
+    """Render a figure as an HTML fragment that relies on a page-level plotly.js.
+
+    The book loads plotly.js once per page (see ``book/_ext/plotly_js.py``) instead of inlining
+    4.6 MB of JavaScript into every page.
+    """
+
+    def to_mimebundle(self, fig_dict):
+        html = pio.to_html(fig_dict, include_plotlyjs=False, full_html=False, config=CONFIG, validate=False)
+        return {"text/html": html}
+
+
+pio.renderers[BOOK_RENDERER] = _BookRenderer()
+
+
+def configure_renderer():
+    """Choose the plotly renderer for where a page runs.
+
+    - During the book build (``GENDEL_BOOK_BUILD=1``): HTML fragments using the page's plotly.js.
+    - In Google Colab: plotly's ``colab`` renderer.
+    - Elsewhere (Jupyter, VS Code, Binder): plotly's automatic choice.
+    """
+    if os.environ.get("GENDEL_BOOK_BUILD"):
+        pio.renderers.default = BOOK_RENDERER
+    elif "google.colab" in sys.modules:
+        pio.renderers.default = "colab"
+    return pio.renderers.default

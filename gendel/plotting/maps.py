@@ -1,0 +1,65 @@
+"""Ratio maps: heatmaps of rho_hat and rho_hat_E over the plane (Figs. 2e and 3)."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from ..data import EXTENT, check_dataset
+from ..experiments import evaluate_on_grid
+
+
+
+def ratio_colorscale(zmax):
+    """Diverging colour scale on [0, zmax]: red below 1 (mass removed), white at 1, blue above 1."""
+    mid = min(max(1.0 / zmax, 0.0), 1.0)
+    scale = [[0.0, "#67001F"], [0.5 * mid, "#D6604D"], [mid, "#F7F7F7"]]
+    if mid < 1.0:
+        scale += [[mid + 0.5 * (1.0 - mid), "#4393C3"], [1.0, "#053061"]]
+    return scale
+
+
+def ratio_grid(estimator, dataset, resolution=150):
+    """Evaluate a fitted DRE's ratio on the plotting window of a data set.
+
+    Returns ``xs``, ``ys`` and ``R[iy, ix]``, the ratio rho(x, y) (not its log).
+    """
+    extent = EXTENT[check_dataset(dataset)]
+    xs, ys, log_r = evaluate_on_grid(estimator.log_ratio, extent, resolution)
+    return xs, ys, np.exp(log_r)
+
+
+def ratio_heatmap(xs, ys, ratio, *, zmax, showscale=True, name="ratio", colorbar_title="ρ"):
+    """A heatmap trace of a ratio on [0, zmax] with white at ratio 1."""
+    return go.Heatmap(
+        x=xs,
+        y=ys,
+        z=np.asarray(ratio, dtype=np.float32),
+        zmin=0.0,
+        zmax=zmax,
+        colorscale=ratio_colorscale(zmax),
+        showscale=showscale,
+        colorbar=dict(title=dict(text=colorbar_title), thickness=12, len=0.8),
+        name=name,
+        hovertemplate="x=%{x:.2f}<br>y=%{y:.2f}<br>ratio=%{z:.3f}<extra>" + name + "</extra>",
+    )
+
+
+def square_axes(fig, dataset, rows=1, cols=1):
+    """Equal aspect ratio and the data set's window on every subplot of ``fig``."""
+    x0, x1, y0, y1 = EXTENT[check_dataset(dataset)]
+    for r in range(1, rows + 1):
+        for c in range(1, cols + 1):
+            fig.update_xaxes(range=[x0, x1], constrain="domain", row=r, col=c, title_text="x₁")
+            fig.update_yaxes(range=[y0, y1], scaleanchor=_axis_name(fig, r, c, "x"), scaleratio=1,
+                             constrain="domain", row=r, col=c, title_text="x₂" if c == 1 else None)
+    return fig
+
+
+def _axis_name(fig, row, col, axis):
+    try:
+        ref = fig.get_subplot(row, col)
+        anchor = ref.yaxis.anchor if axis == "x" else ref.xaxis.anchor
+        return anchor
+    except Exception:  # a figure made without make_subplots
+        return axis

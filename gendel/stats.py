@@ -1,0 +1,151 @@
+"""Statistics of the deletion test (§4 and Appendix C).
+
+All statistics take log ratios (not ratios) and average over the last axis, so a batch of R
+repeats of m samples, an array of shape (R, m), gives R statistics at once.
+
+- :func:`likelihood_ratio`: LR(Y, rho) = (1/m) sum_{y in Y} log rho(y)  (§4.1).
+- :func:`asc`: ASC_phi(Y_hat, Y, rho) = (1/m) sum_{Y_hat} psi(rho) + (1/m) sum_{Y} psi(rho),
+  psi(t) = phi(t) / (1 + t)  (§4.2).
+- :func:`mmd2_unbiased`: the unbiased MMD^2 estimator of Appendix C.3.
+- :func:`ks_statistic`: the two-sample Kolmogorov-Smirnov statistic used in §5.1 to compare
+  distributions of statistics.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import expit
+
+from ._validation import check_points, check_positive
+
+#: The phi functions of the paper's experiments, by name: log(t), t log(t) (KL) and
+#: (sqrt(t) - 1)^2 (squared Hellinger).
+PHI_NAMES = ("log", "tlogt", "hellinger")
+PHI_LABELS = {"log": "φ(t) = log t", "tlogt": "φ(t) = t log t", "hellinger": "φ(t) = (√t − 1)²"}
+
+
+def _as_log_ratios(values, name):
+    arr = np.asarray(values, dtype=float)
+    if arr.ndim == 0 or arr.shape[-1] == 0:
+        raise ValueError(f"{name} must be an array of log ratios with at least one sample on its last axis")
+    if np.isnan(arr).any() or np.isposinf(arr).any():
+        raise ValueError(f"{name} contains NaN or +inf; log ratios must be finite or -inf (ratio 0)")
+    return arr
+
+
+def likelihood_ratio(log_ratio_Y):
+    """The likelihood ratio statistic LR(Y, rho) of §4.1.
+
+    Parameters
+    ----------
+    log_ratio_Y : array_like, shape (..., m)
+        log rho(y) for the m samples y of Y (rho = rho_hat or rho_hat_E).
+
+    Returns
+    -------
+    ndarray of shape (...)
+        The mean log ratio over the last axis: -KL(p_hat || p_hat') in expectation under H0,
+        KL(p_hat' || p_hat) under H1 (Appendix C.1).
+    """
+    return _as_log_ratios(log_ratio_Y, "log_ratio_Y").mean(axis=-1)
+
+
+def psi(log_ratio, phi):
+    """psi(t) = phi(t) / (1 + t) evaluated at t = exp(log_ratio), stably.
+
+    ``phi`` is one of ``"log"``, ``"tlogt"``, ``"hellinger"`` or a callable acting on ratios t.
+    At t = 0 the limits are used: log -> -inf, t log t -> 0, Hellinger -> 1.
+    """
+    lr = np.asarray(log_ratio, dtype=float)
+    one_over = expit(-lr)  # 1 / (1 + t)
+    if phi == "log":
+        return lr * one_over
+    if phi == "tlogt":
+        with np.errstate(invalid="ignore"):
+            return np.where(np.isneginf(lr), 0.0, lr * expit(lr))  # t log t / (1 + t)
+    if phi == "hellinger":
+        root = np.exp(0.5 * lr)
+        return (root - 1.0) ** 2 * one_over
+    if callable(phi):
+        t = np.exp(lr)
+        return np.asarray(phi(t), dtype=float) / (1.0 + t)
+    raise ValueError(f"phi must be one of {PHI_NAMES} or a callable phi(t); got {phi!r}")
+
+
+def asc(log_ratio_Yhat, log_ratio_Y, phi):
+    """The ASC statistic of §4.2, an estimate of a phi-divergence.
+
+    Parameters
+    ----------
+    log_ratio_Yhat : array_like, shape (..., m)
+        log rho on the m samples Y_hat drawn from the pre-trained model p_hat.
+    log_ratio_Y : array_like, shape (..., m)
+        log rho on the m samples Y drawn from the tested distribution q.
+    phi : {"log", "tlogt", "hellinger"} or callable
+        The function phi of the phi-divergence.
+
+    Returns
+    -------
+    ndarray of shape (...)
+        (1/m) sum_{Y_hat} psi(rho) + (1/m) sum_Y psi(rho), psi(t) = phi(t) / (1 + t).
+        Its mean is E_{p_hat}[2 phi(rho)/(1 + rho)] under H0 and E_{p_hat}[phi(rho)] under H1
+        (Appendix C.2).
+    """
+    a = _as_log_ratios(log_ratio_Yhat, "log_ratio_Yhat")
+    b = _as_log_ratios(log_ratio_Y, "log_ratio_Y")
+    if a.shape[:-1] != b.shape[:-1]:
+        raise ValueError(f"the two samples must have the same batch shape; got {a.shape} and {b.shape}")
+    return psi(a, phi).mean(axis=-1) + psi(b, phi).mean(axis=-1)
+
+
+def _rbf_gram(A, B, bandwidth):
+    d2 = (A * A).sum(1)[:, None] + (B * B).sum(1)[None, :] - 2.0 * A @ B.T
+    return np.exp(-np.maximum(d2, 0.0) / (2.0 * bandwidth**2))
+
+
+def mmd2_unbiased(Y, Yhat, bandwidth=1.0):
+    """Unbiased estimator of MMD^2(q, p_hat) with the RBF kernel (Appendix C.3).
+
+    MMD_u^2 = 1/(m(m-1)) sum_{i != j} k(y_i, y_j) + 1/(n(n-1)) sum_{i != j} k(yh_i, yh_j)
+              - 2/(m n) sum_{i, j} k(y_i, yh_j),    k(x, y) = exp(-||x - y||^2 / (2 bandwidth^2)).
+
+    With m = n this is the formula of Appendix C.3; ``bandwidth=1`` is its standard RBF kernel.
+
+    Parameters
+    ----------
+    Y : array_like, shape (m, d)
+        Samples from the tested distribution q.
+    Yhat : array_like, shape (n, d)
+        Samples from the pre-trained model p_hat.
+    bandwidth : float
+        The RBF kernel bandwidth.
+    """
+    Y = check_points(Y, "Y")
+    Yhat = check_points(Yhat, "Yhat", dim=Y.shape[1])
+    bandwidth = check_positive(bandwidth, "bandwidth")
+    m, n = len(Y), len(Yhat)
+    if m < 2 or n < 2:
+        raise ValueError("mmd2_unbiased needs at least two samples in each set")
+    kyy = _rbf_gram(Y, Y, bandwidth)
+    kxx = _rbf_gram(Yhat, Yhat, bandwidth)
+    kxy = _rbf_gram(Y, Yhat, bandwidth)
+    term_y = (kyy.sum() - np.trace(kyy)) / (m * (m - 1))
+    term_x = (kxx.sum() - np.trace(kxx)) / (n * (n - 1))
+    return float(term_y + term_x - 2.0 * kxy.mean())
+
+
+def ks_statistic(a, b):
+    """Two-sample Kolmogorov-Smirnov statistic sup_t |F_a(t) - F_b(t)| between two samples.
+
+    Values of -inf (a zero ratio) are ordered below every finite value.
+    """
+    a = np.sort(np.asarray(a, dtype=float).ravel())
+    b = np.sort(np.asarray(b, dtype=float).ravel())
+    if a.size == 0 or b.size == 0:
+        raise ValueError("ks_statistic needs two non-empty samples")
+    if np.isnan(a).any() or np.isnan(b).any():
+        raise ValueError("ks_statistic got NaN values")
+    t = np.concatenate([a, b])
+    fa = np.searchsorted(a, t, side="right") / a.size
+    fb = np.searchsorted(b, t, side="right") / b.size
+    return float(np.max(np.abs(fa - fb)))
