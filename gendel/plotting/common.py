@@ -49,6 +49,7 @@ def configure_renderer():
     - In Google Colab: plotly's ``colab`` renderer.
     - Elsewhere (Jupyter, VS Code, Binder): plotly's automatic choice.
     """
+    pio.templates.default = "plotly_white"
     if os.environ.get("GENDEL_BOOK_BUILD"):
         pio.renderers.default = BOOK_RENDERER
     elif "google.colab" in sys.modules:
