@@ -18,6 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 _CHUNK = 1024
+_EXP_FLOOR = -700.0  # exp(-700) ~ 1e-304 is still a normal float64
 _THREADS = max(1, min(4, os.cpu_count() or 1))
 _POOL = None
 
@@ -62,7 +63,11 @@ class GaussianKernelSums:
             a, b = self._bounds[g], self._bounds[g + 1]
             block = A[:, a:b]
             top = block.max(axis=1)
-            s = np.exp(block - top[:, None]).sum(axis=1)
+            z = block - top[:, None]
+            # exp(z) for z below about -708 is subnormal or 0: several times slower to compute
+            # and invisible next to the largest term exp(0) = 1 of the same sum, so clip it.
+            np.maximum(z, _EXP_FLOOR, out=z)
+            s = np.exp(z, out=z).sum(axis=1)
             out[:, g] = np.log(s) + top - half_y2
 
     def __call__(self, Y):

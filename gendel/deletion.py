@@ -99,7 +99,9 @@ class ApproximateDeletion:
                 raise ValueError("the DRE returned NaN log ratios; it cannot be used for rejection sampling")
             u = rng.random(batch)
             keep = log_r > log_bound + np.log(u)  # rho_hat_E(y) > B u, in log space
-            exceeded += int(np.sum(log_r > log_bound))
+            # rho_hat_E(y) > B beyond rounding: log(B) can sit one ulp below log N - log(N - N'),
+            # the value a classifier DRE takes where f = 0.
+            exceeded += int(np.sum(log_r > log_bound + 1e-12))
             accepted.append(Y[keep])
             proposed += batch
             n_acc += int(keep.sum())

@@ -96,10 +96,15 @@ class ExactKDERatio(DensityRatioEstimator):
     def _fit(self, X_deleted, X_kept):
         self.pretrained_ = KDE(self.bandwidth).fit(np.concatenate([X_deleted, X_kept]))
         self.retrained_ = KDE(self.bandwidth).fit(X_kept)
+        self._sums = GaussianKernelSums([X_deleted, X_kept], self.bandwidth)
         self.ratio_bound_ = float(np.exp(self.log_prior_ratio))
 
     def _log_ratio(self, Y):
-        return self.retrained_.log_prob(Y) - self.pretrained_.log_prob(Y)
+        # Example 1 in one kernel pass: N/(N-N') * sum_{X \ X'} K / (sum_{X'} K + sum_{X \ X'} K).
+        # The difference of the two KDEs' log densities would cancel catastrophically far from
+        # the data (and could exceed ratio_bound_ there); this form never does.
+        sums = self._sums(Y)
+        return self.log_prior_ratio + (sums[:, 1] - np.logaddexp(sums[:, 0], sums[:, 1]))
 
     def __repr__(self):
         return f"ExactKDERatio(bandwidth={self.bandwidth!r})"

@@ -64,8 +64,10 @@ def psi(log_ratio, phi):
         with np.errstate(invalid="ignore"):
             return np.where(np.isneginf(lr), 0.0, lr * expit(lr))  # t log t / (1 + t)
     if phi == "hellinger":
-        root = np.exp(0.5 * lr)
-        return (root - 1.0) ** 2 * one_over
+        # (sqrt(t) - 1)^2 / (1 + t) is unchanged by t -> 1/t; evaluating it at t <= 1 keeps
+        # exp from overflowing for large ratios (the limit is 1 at t = 0 and t = inf).
+        a = np.abs(lr)
+        return np.expm1(-0.5 * a) ** 2 * expit(a)
     if callable(phi):
         t = np.exp(lr)
         return np.asarray(phi(t), dtype=float) / (1.0 + t)

@@ -1,0 +1,201 @@
+"""The §5.1 protocol, its cache and sweeps: gendel.experiments."""
+
+import inspect
+import math
+
+import numpy as np
+import pytest
+from scipy import stats as sps
+
+from gendel import experiments
+from gendel.dre import ExactKDERatio, KernelClassifierDRE, KNNClassifierDRE
+from gendel.experiments import (
+    KEYS,
+    QUESTIONS,
+    STATISTICS,
+    cached_synthetic_statistics,
+    evaluate_on_grid,
+    setup,
+    sweep,
+    synthetic_statistics,
+)
+from gendel.stats import asc, ks_statistic, likelihood_ratio
+
+SMALL = dict(N=200, m=100, R=60)
+
+
+def assert_same_values(a, b):
+    for stat in STATISTICS:
+        for key in KEYS:
+            np.testing.assert_array_equal(a.values[stat][key], b.values[stat][key])
+    assert a.ks == b.ks
+    assert a.n_deleted == b.n_deleted and a.acceptance_rate == b.acceptance_rate
+
+
+def test_paper_settings_are_the_defaults():
+    params = inspect.signature(synthetic_statistics).parameters
+    assert {k: params[k].default for k in ("N", "m", "R", "sigma_a")} == dict(N=400, m=400, R=250, sigma_a=0.1)
+
+
+def test_questions_compare_what_section_5_1_compares():
+    # Q1: LR(Y_H0, rho_hat) vs LR(Y_H0, rho_hat_E); Q2: LR(Y_H1, rho_hat) vs LR(Y_D, rho_hat);
+    # Q3: LR(Y_H0, rho_hat_E) vs LR(Y_H1, rho_hat_E) (Fig. 4 captions; ASC alike with Y_hat).
+    assert QUESTIONS == {
+        "Q1": (("H0", "exact"), ("H0", "dre")),
+        "Q2": (("H1", "exact"), ("D", "exact")),
+        "Q3": (("H0", "dre"), ("H1", "dre")),
+    }
+
+
+def test_values_are_lr_and_asc_on_the_sample_sets():
+    # Recompute the statistics from the shared sample sets Y_hat, Y_H0, Y_H1 of the run.
+    N, m, R = SMALL["N"], SMALL["m"], SMALL["R"]
+    r = synthetic_statistics("mog8", 0.5, KNNClassifierDRE(5), seed=11, **SMALL)
+    _, _, exact, samples, _, _ = experiments._shared("mog8", 0.5, N, m, R, 0.1, 11)
+    ratios = {"exact": exact, "dre": r.dre}
+    for key in ("H0", "H1"):
+        for which, rho in ratios.items():
+            log_y = rho.log_ratio(samples[key]).reshape(R, m)
+            log_yhat = rho.log_ratio(samples["Yhat"]).reshape(R, m)
+            np.testing.assert_array_equal(r.lr[key, which], likelihood_ratio(log_y))
+            for phi in STATISTICS[1:]:
+                np.testing.assert_array_equal(r.values[phi][key, which], asc(log_yhat, log_y, phi))
+
+
+def test_result_structure_and_ks_values_are_those_of_the_questions():
+    r = synthetic_statistics("mog8", 0.5, KNNClassifierDRE(5), seed=1, **SMALL)
+    assert set(r.values) == set(STATISTICS)
+    for stat in STATISTICS:
+        assert set(r.values[stat]) == set(KEYS)
+        for key in KEYS:
+            assert r.values[stat][key].shape == (SMALL["R"],)
+            assert np.all(np.isfinite(r.values[stat][key]) | (r.values[stat][key] == -np.inf))
+    for (q, stat), value in r.ks.items():
+        a, b = QUESTIONS[q]
+        assert value == ks_statistic(r.values[stat][a], r.values[stat][b])
+    assert set(r.ks) == {(q, s) for q in QUESTIONS for s in STATISTICS}
+    assert r.lr is r.values["LR"] and r.asc("tlogt") is r.values["tlogt"]
+    assert r.settings["lam"] == 0.5 and r.settings["seed"] == 1 and r.settings["N"] == SMALL["N"]
+    assert r.dre.n_deleted_ == r.n_deleted
+
+
+def test_deterministic_for_a_seed():
+    args = ("mog8", 0.6, KernelClassifierDRE(0.2))
+    a = synthetic_statistics(*args, seed=3, **SMALL)
+    experiments._shared.cache_clear()  # recompute the shared samples from scratch
+    b = synthetic_statistics(*args, seed=3, **SMALL)
+    assert_same_values(a, b)
+    c = synthetic_statistics(*args, seed=4, **SMALL)
+    assert not np.array_equal(a.values["LR"]["H0", "exact"], c.values["LR"]["H0", "exact"])
+
+
+def test_does_not_modify_the_dre_passed_in():
+    dre = KernelClassifierDRE(0.1)
+    r = synthetic_statistics("ckb8", 0.5, dre, seed=0, **SMALL)
+    assert not hasattr(dre, "_fitted") and r.dre is not dre
+
+
+@pytest.mark.parametrize("dataset", ["mog8", "ckb8"])
+def test_q1_ks_vanishes_for_kbc_with_sigma_c_equal_sigma_a(dataset):
+    # rho_hat_E = rho_hat up to rounding, so the two samples of statistics coincide:
+    # their empirical CDFs differ by at most one step 1/R.
+    R = SMALL["R"]
+    r = synthetic_statistics(dataset, 0.5, KernelClassifierDRE(0.1), sigma_a=0.1, seed=2, **SMALL)
+    for stat in STATISTICS:
+        np.testing.assert_allclose(r.values[stat]["H0", "dre"], r.values[stat]["H0", "exact"], rtol=0, atol=1e-9)
+        assert r.ks["Q1", stat] <= 1 / R + 1e-12
+
+
+def test_common_random_numbers_across_dres():
+    # Two DREs on one seed see the same X, X', Y_hat, Y_H0, Y_H1: every statistic that uses the
+    # exact ratio on those samples is identical; Y_D depends on the DRE.
+    a = synthetic_statistics("mog8", 0.5, KernelClassifierDRE(0.1), seed=5, **SMALL)
+    b = synthetic_statistics("mog8", 0.5, KNNClassifierDRE(10), seed=5, **SMALL)
+    for stat in STATISTICS:
+        for key in (("H0", "exact"), ("H1", "exact")):
+            np.testing.assert_array_equal(a.values[stat][key], b.values[stat][key])
+    assert a.n_deleted == b.n_deleted
+    assert not np.array_equal(a.values["LR"]["D", "exact"], b.values["LR"]["D", "exact"])
+    assert not np.array_equal(a.values["LR"]["H0", "dre"], b.values["LR"]["H0", "dre"])
+
+
+@pytest.fixture(scope="module")
+def exact_run():
+    return synthetic_statistics("mog8", 0.5, ExactKDERatio(0.1), N=400, m=100, R=200, seed=6)
+
+
+def test_q2_with_the_exact_ratio_is_consistent_with_no_difference(exact_run):
+    # With rho_hat_E = rho_hat, Alg. 1 samples p_hat' exactly: LR/ASC on Y_D and on Y_H1 are two
+    # independent samples of one distribution. Two-sample KS at family-wise level 1e-2.
+    r = exact_run
+    for stat in STATISTICS:
+        p = sps.ks_2samp(r.values[stat]["H1", "exact"], r.values[stat]["D", "exact"]).pvalue
+        assert p > 1e-2 / len(STATISTICS), stat
+
+
+def test_acceptance_rate_in_the_protocol_is_the_kept_fraction(exact_run):
+    r = exact_run
+    N, m, R = 400, 100, 200
+    p = 1 - r.n_deleted / N
+    n_proposals = m * R / r.acceptance_rate
+    assert abs(r.acceptance_rate - p) < 5 * math.sqrt(p * (1 - p) / n_proposals)
+
+
+def test_q3_separates_h0_and_h1_with_the_exact_ratio(exact_run):
+    # The deletion test works with the exact ratio at lambda = 0.5: LR under H0 (mean -KL) and
+    # under H1 (mean +KL) are told apart.
+    r = exact_run
+    assert sps.ks_2samp(r.lr["H0", "dre"], r.lr["H1", "dre"]).pvalue < 1e-6
+    assert r.lr["H0", "dre"].mean() < 0 < r.lr["H1", "dre"].mean()
+
+
+def test_setup_is_what_the_protocol_uses():
+    X, deleted, exact = setup("ckb8", 0.4, N=150, sigma_a=0.1, seed=7)
+    r = synthetic_statistics("ckb8", 0.4, ExactKDERatio(0.1), N=150, m=50, R=20, seed=7)
+    assert r.n_deleted == deleted.sum()
+    np.testing.assert_array_equal(r.dre.pretrained_.X_, exact.pretrained_.X_)
+    np.testing.assert_array_equal(r.dre.retrained_.X_, X[~deleted])
+
+
+def test_cached_and_uncached_results_are_identical(tmp_path, monkeypatch):
+    monkeypatch.setenv("GENDEL_CACHE_DIR", str(tmp_path))
+    args = ("ckb8", 0.7, KNNClassifierDRE(5))
+    first = cached_synthetic_statistics(*args, seed=8, **SMALL)  # computes and stores
+    files = list(tmp_path.rglob("*.npz"))
+    assert len(files) == 1
+    loaded = cached_synthetic_statistics(*args, seed=8, **SMALL)  # loads
+    assert loaded.dre is None and first.dre is not None
+    fresh = synthetic_statistics(*args, seed=8, **SMALL)
+    assert_same_values(first, loaded)
+    assert_same_values(fresh, loaded)
+    # Another configuration gets another file; cache=False writes nothing.
+    cached_synthetic_statistics(*args, seed=9, **SMALL)
+    cached_synthetic_statistics(*args, seed=10, cache=False, **SMALL)
+    assert len(list(tmp_path.rglob("*.npz"))) == 2
+
+
+def test_sweep_shapes_labels_and_cells(tmp_path, monkeypatch):
+    monkeypatch.setenv("GENDEL_CACHE_DIR", str(tmp_path))
+    lams, dres = (0.9, 0.6), [KernelClassifierDRE(0.1), KNNClassifierDRE(5), KernelClassifierDRE(0.3)]
+    s = sweep("mog8", lams, dres, labels=("kbc 0.1", "knn 5", "kbc 0.3"), seed=0, progress=False, **SMALL)
+    assert s.lams == lams and s.labels == ("kbc 0.1", "knn 5", "kbc 0.3")
+    assert len(s.results) == 2 and all(len(row) == 3 for row in s.results)
+    for q in QUESTIONS:
+        for stat in STATISTICS:
+            assert s.ks(q, stat).shape == (2, 3)
+    cell = synthetic_statistics("mog8", 0.6, KNNClassifierDRE(5), seed=0, **SMALL)
+    assert_same_values(s.results[1][1], cell)
+    assert s.ks("Q1", "LR")[1, 1] == cell.ks["Q1", "LR"]
+    assert s.results[0][2].settings["lam"] == 0.9
+    assert len(list(tmp_path.rglob("*.npz"))) == 6  # one file per cell
+    again = sweep("mog8", lams, dres, seed=0, progress=False, **SMALL)  # from the cache
+    np.testing.assert_array_equal(again.ks("Q3", "hellinger"), s.ks("Q3", "hellinger"))
+    assert again.labels == tuple(repr(d) for d in dres)
+
+
+def test_evaluate_on_grid_orientation():
+    xs, ys, Z = evaluate_on_grid(lambda P: P[:, 0] + 10 * P[:, 1], (0, 1, 2, 4), resolution=5)
+    assert Z.shape == (5, 5)
+    np.testing.assert_allclose(xs, np.linspace(0, 1, 5))
+    np.testing.assert_allclose(ys, np.linspace(2, 4, 5))
+    np.testing.assert_allclose(Z, xs[None, :] + 10 * ys[:, None])
