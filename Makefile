@@ -22,7 +22,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 book: $(STAMP)
-	$(BOOK_ENV) $(VENV)/bin/jupyter-book build . -W -n --keep-going
+	$(BOOK_ENV) $(VENV)/bin/jupyter-book build . --all -W -n --keep-going
 
 browser-deps:
 	@test -x $(CHROMIUM) || { \

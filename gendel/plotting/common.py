@@ -26,6 +26,16 @@ CONFIG = {"displaylogo": False, "responsive": True}
 
 BOOK_RENDERER = "gendel_book"
 
+#: Run after each figure of the book is created: size it again once the page is laid out. The
+#: figure's inline script runs while the page is still being parsed, before the theme's right-hand
+#: sidebar exists, so plotly would size the figure for a wider column than it ends up in and the
+#: figure would be cut off (1056 px in a 784 px column at a 1400 px wide window).
+FIT_TO_COLUMN_JS = (
+    "(function () { var gd = document.getElementById('{plot_id}');"
+    " function fit() { if (gd && window.Plotly) { window.Plotly.Plots.resize(gd); } }"
+    " if (document.readyState === 'complete') { fit(); } else { window.addEventListener('load', fit); } })();"
+)
+
 
 class _BookRenderer(MimetypeRenderer):
     """Render a figure as an HTML fragment that relies on a page-level plotly.js.
@@ -35,7 +45,8 @@ class _BookRenderer(MimetypeRenderer):
     """
 
     def to_mimebundle(self, fig_dict):
-        html = pio.to_html(fig_dict, include_plotlyjs=False, full_html=False, config=CONFIG, validate=False)
+        html = pio.to_html(fig_dict, include_plotlyjs=False, full_html=False, config=CONFIG, validate=False,
+                           post_script=FIT_TO_COLUMN_JS)
         return {"text/html": html}
 
 

@@ -1,0 +1,199 @@
+"""Figures of the framework chapters: Alg. 1 at work (§2) and ratio-map grids (§3.1, Fig. 3).
+
+- :func:`mog8_sector` and :func:`sector_proportions` summarise 2-D samples by the MoG-8 cluster
+  direction they are nearest to, the natural coarse view of a deletion that re-weights clusters.
+- :func:`rejection_sampling_figure` shows the data (X' and X \\ X'), the proposals of Alg. 1
+  (accepted or rejected) and the sector proportions of several samplers side by side.
+- :func:`ratio_maps_figure` puts several ratio maps (rho_hat, rho_hat_E of various DREs) in a grid
+  with one shared colour bar, in the style of :mod:`gendel.plotting.maps`.
+- :func:`markdown_table` formats computed numbers as a Markdown table for the executed pages.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from .._validation import check_points
+from ..data import check_dataset
+from .common import COLORS
+from .maps import ratio_heatmap, square_axes
+
+#: Clock-face names of the eight MoG-8 directions theta_i = 2 pi i / 8, i = 0..7.
+SECTOR_LABELS = ("3h", "1:30", "12h", "10:30", "9h", "7:30", "6h", "4:30")
+
+
+def mog8_sector(Y):
+    """Index i in 0..7 of the MoG-8 direction theta_i = 2 pi i / 8 closest to each point's angle.
+
+    The plane is cut into eight 45-degree wedges centred on the component means of MoG-8;
+    sector i contains the mass of component i and little else.
+
+    Parameters
+    ----------
+    Y : array_like, shape (n, 2)
+
+    Returns
+    -------
+    ndarray of int, shape (n,)
+    """
+    Y = check_points(Y, "Y")
+    if Y.shape[1] != 2:
+        raise ValueError(f"MoG-8 sectors are defined for points in the plane: Y must have shape (n, 2); "
+                         f"got {Y.shape}")
+    theta = np.arctan2(Y[:, 1], Y[:, 0])
+    return np.rint(theta / (2.0 * np.pi / 8.0)).astype(int) % 8
+
+
+def sector_proportions(Y):
+    """Fraction of the points of ``Y`` (n, 2) in each of the eight MoG-8 sectors; shape (8,)."""
+    return np.bincount(mog8_sector(Y), minlength=8) / len(Y)
+
+
+def _scatter(points, name, color, *, symbol="circle", size=5, opacity=0.8, showlegend=True, legendgroup=None):
+    return go.Scatter(
+        x=points[:, 0], y=points[:, 1], mode="markers", name=name, showlegend=showlegend,
+        legendgroup=legendgroup, marker=dict(color=color, size=size, symbol=symbol, opacity=opacity),
+        hovertemplate="x₁=%{x:.2f}<br>x₂=%{y:.2f}<extra>" + name + "</extra>",
+    )
+
+
+def rejection_sampling_figure(X, deleted, proposals, accepted, proportions, *, dataset="mog8",
+                              title=None, height=480):
+    """Alg. 1 on a 2-D data set in three panels.
+
+    (a) The training set: X' (deleted) and X \\ X' (kept). (b) Proposals y ~ p_hat, marked
+    accepted or rejected by the test rho_hat_E(y) > B u. (c) Sector proportions (see
+    :func:`mog8_sector`) of several samplers, one bar group per sector.
+
+    Parameters
+    ----------
+    X : array_like, shape (N, 2)
+        The training set.
+    deleted : array_like of bool, shape (N,)
+        True for points of X'.
+    proposals : array_like, shape (M, 2)
+        Proposals y ~ p_hat of Alg. 1.
+    accepted : array_like of bool, shape (M,)
+        Whether each proposal was accepted.
+    proportions : dict
+        ``{label: (proportions of shape (8,), colour)}``, drawn in this order in panel (c).
+    dataset : str
+        The data set whose plotting window panels (a) and (b) use.
+    title : str, optional
+        Figure title; say which settings were used.
+    height : int
+        Figure height in pixels.
+    """
+    dataset = check_dataset(dataset)
+    X = check_points(X, "X", dim=2)
+    proposals = check_points(proposals, "proposals", dim=2)
+    deleted = np.asarray(deleted, dtype=bool)
+    accepted = np.asarray(accepted, dtype=bool)
+    if deleted.shape != (len(X),) or accepted.shape != (len(proposals),):
+        raise ValueError("deleted must have one entry per row of X and accepted one per row of proposals")
+    if not proportions:
+        raise ValueError("proportions must hold at least one sampler: {label: (proportions, colour)}")
+
+    fig = make_subplots(
+        rows=1, cols=3, column_widths=[0.29, 0.29, 0.42], horizontal_spacing=0.1,
+        subplot_titles=("(a) X′ and X ∖ X′", f"(b) {len(proposals)} proposals y ~ p̂", "(c) share per cluster direction"),
+    )
+    fig.add_trace(_scatter(X[~deleted], "X ∖ X′ (kept)", COLORS["kept"], size=4), row=1, col=1)
+    fig.add_trace(_scatter(X[deleted], "X′ (deleted)", COLORS["deleted"], size=6, symbol="x"), row=1, col=1)
+    fig.add_trace(_scatter(proposals[~accepted], "rejected proposal", "#9A9A9A", size=4, opacity=0.6),
+                  row=1, col=2)
+    fig.add_trace(_scatter(proposals[accepted], "accepted proposal", COLORS["D"], size=4), row=1, col=2)
+    for label, (values, color) in proportions.items():
+        values = np.asarray(values, dtype=float)
+        if values.shape != (8,):
+            raise ValueError(f"proportions[{label!r}] must have 8 entries, one per sector; got {values.shape}")
+        fig.add_trace(go.Bar(x=list(SECTOR_LABELS), y=values, name=label, marker_color=color,
+                             hovertemplate="%{x}: %{y:.3f}<extra>" + label + "</extra>"), row=1, col=3)
+    square_axes(fig, dataset, rows=1, cols=2)
+    fig.update_xaxes(title_text="cluster direction", row=1, col=3)
+    fig.update_yaxes(title_text="share of samples", rangemode="tozero", row=1, col=3)
+    fig.update_layout(
+        barmode="group", height=height, title=dict(text=title) if title else None,
+        legend=dict(orientation="h", yanchor="top", y=-0.2, xanchor="center", x=0.5),
+        margin=dict(l=60, r=20, t=90 if title else 50, b=110),
+    )
+    return fig
+
+
+def ratio_maps_figure(maps, dataset, *, cols=3, zmax=None, title=None, panel_size=330):
+    """A grid of ratio heatmaps with one shared colour bar (white at ratio 1).
+
+    Parameters
+    ----------
+    maps : sequence of (str, xs, ys, ratio)
+        Panel title and the output of :func:`gendel.plotting.maps.ratio_grid`.
+    dataset : str
+        The data set whose plotting window every panel uses.
+    cols : int
+        Panels per row.
+    zmax : float, optional
+        Top of the colour scale; defaults to the largest finite ratio shown.
+    title : str, optional
+        Figure title; say which paper figure it reproduces and the settings.
+    panel_size : int
+        Approximate height of one row in pixels.
+    """
+    dataset = check_dataset(dataset)
+    maps = list(maps)
+    if not maps:
+        raise ValueError("maps must hold at least one (title, xs, ys, ratio) panel")
+    if not isinstance(cols, int) or cols < 1:
+        raise ValueError(f"cols must be a positive integer; got {cols!r}")
+    cols = min(cols, len(maps))
+    rows = -(-len(maps) // cols)
+    if zmax is None:
+        zmax = max(float(np.max(np.where(np.isfinite(r), r, 0.0))) for *_, r in maps)
+    titles = [m[0] for m in maps] + [""] * (rows * cols - len(maps))
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=titles, horizontal_spacing=0.06,
+                        vertical_spacing=0.12 if rows > 1 else 0.0)
+    for k, (name, xs, ys, ratio) in enumerate(maps):
+        fig.add_trace(ratio_heatmap(xs, ys, ratio, zmax=zmax, showscale=(k == 0), name=name,
+                                    colorbar_title="ratio"), row=k // cols + 1, col=k % cols + 1)
+    square_axes(fig, dataset, rows=rows, cols=cols)
+    fig.update_layout(
+        height=int(panel_size * rows + (110 if title else 60)),
+        title=dict(text=title) if title else None,
+        margin=dict(l=60, r=20, t=100 if title else 50, b=50),
+    )
+    return fig
+
+
+def markdown_table(header, rows, formats=None):
+    """A Markdown table of computed values, for ``IPython.display.Markdown`` in a page.
+
+    Parameters
+    ----------
+    header : sequence of str
+        Column titles.
+    rows : sequence of sequences
+        One sequence of cell values per row, as many as ``header``.
+    formats : sequence of str or None, optional
+        A format spec per column (e.g. ``".3f"``); None or ``""`` uses ``str``.
+
+    Returns
+    -------
+    str
+    """
+    header = [str(h).replace("|", "\\|") for h in header]
+    formats = list(formats) if formats is not None else [None] * len(header)
+    if len(formats) != len(header):
+        raise ValueError(f"got {len(formats)} formats for {len(header)} columns")
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] * len(header)) + "|"]
+    for row in rows:
+        row = list(row)
+        if len(row) != len(header):
+            raise ValueError(f"every row needs {len(header)} cells; got {len(row)}: {row!r}")
+        cells = [format(v, f) if f else str(v) for v, f in zip(row, formats)]
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    return "\n".join(lines)
+
+
+__all__ = ["SECTOR_LABELS", "markdown_table", "mog8_sector", "ratio_maps_figure", "rejection_sampling_figure",
+           "sector_proportions"]

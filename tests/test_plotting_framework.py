@@ -1,0 +1,175 @@
+"""Figures and helpers of the framework chapters (gendel.plotting.framework)."""
+
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+
+from gendel import data, dre, experiments
+from gendel.plotting.framework import (
+    SECTOR_LABELS,
+    markdown_table,
+    mog8_sector,
+    ratio_maps_figure,
+    rejection_sampling_figure,
+    sector_proportions,
+)
+from gendel.plotting.maps import ratio_grid
+
+
+# --- sectors -----------------------------------------------------------------------------------
+
+
+def test_sector_of_each_mog8_mean_is_its_component():
+    assert mog8_sector(data.MOG8_MEANS).tolist() == list(range(8))
+    # any radius, any angle inside the 45-degree wedge centred on theta_i
+    for i in range(8):
+        for offset in (-0.38, 0.0, 0.38):  # radians, inside +-pi/8 = 0.3927
+            theta = 2 * np.pi * i / 8 + offset
+            for radius in (0.1, 1.0, 7.0):
+                point = radius * np.array([[np.cos(theta), np.sin(theta)]])
+                assert mog8_sector(point)[0] == i
+
+
+def test_sector_boundaries_are_halfway_between_means():
+    eps = 1e-3
+    for i in range(8):
+        edge = 2 * np.pi * i / 8 + np.pi / 8
+        inside = np.array([[np.cos(edge - eps), np.sin(edge - eps)]])
+        outside = np.array([[np.cos(edge + eps), np.sin(edge + eps)]])
+        assert mog8_sector(inside)[0] == i
+        assert mog8_sector(outside)[0] == (i + 1) % 8
+
+
+def test_sectors_recover_components_of_narrow_mixture():
+    X, component = data.mog8(4000, rng=np.random.default_rng(0), variance=0.005)
+    assert np.mean(mog8_sector(X) == component) > 0.99
+
+
+def test_sector_proportions_sum_to_one_and_follow_weights():
+    rng = np.random.default_rng(1)
+    X, component = data.mog8(20_000, rng=rng, variance=0.005)  # clusters that do not overlap
+    keep = ~data.deletion_mask(component, "mog8", 0.5, rng=rng)
+    p = sector_proportions(X[keep])
+    assert p.shape == (8,) and np.isclose(p.sum(), 1.0)
+    thinned = p[list(data.REWEIGHTED["mog8"])].sum()
+    # re-weighted clusters carry lambda / (1 + lambda) = 1/3 of p_*' (standard error ~0.004)
+    assert abs(thinned - 1 / 3) < 0.02
+
+
+def test_sector_rejects_wrong_dimension():
+    with pytest.raises(ValueError, match=r"shape \(n, 2\)"):
+        mog8_sector(np.zeros((3, 3)))
+    with pytest.raises(ValueError):
+        mog8_sector(np.zeros(2))
+
+
+# --- figures -----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def mog8_setup():
+    return experiments.setup("mog8", 0.6, N=200, sigma_a=0.1, seed=0)
+
+
+def test_rejection_sampling_figure_structure(mog8_setup):
+    X, deleted, exact = mog8_setup
+    rng = np.random.default_rng(2)
+    y = exact.pretrained_.sample(300, rng=rng)
+    accepted = exact.ratio(y) > exact.ratio_bound_ * rng.random(300)
+    props = {"a": (sector_proportions(y), "#000000"), "b": (sector_proportions(y[accepted]), "#111111")}
+    fig = rejection_sampling_figure(X, deleted, y, accepted, props, title="T")
+    scatters = [t for t in fig.data if isinstance(t, go.Scatter)]
+    bars = [t for t in fig.data if isinstance(t, go.Bar)]
+    assert len(scatters) == 4 and len(bars) == 2
+    # every point of X and of the proposals is drawn exactly once
+    assert len(scatters[0].x) + len(scatters[1].x) == len(X)
+    assert len(scatters[1].x) == deleted.sum()
+    assert len(scatters[2].x) + len(scatters[3].x) == len(y)
+    assert len(scatters[3].x) == accepted.sum()
+    assert all(list(b.x) == list(SECTOR_LABELS) and len(b.y) == 8 for b in bars)
+    assert np.allclose(bars[1].y, props["b"][0])
+    # all axes labelled
+    for key in ("xaxis", "xaxis2", "xaxis3", "yaxis", "yaxis3"):
+        assert getattr(fig.layout, key).title.text, key
+    assert fig.layout.title.text == "T"
+
+
+def test_rejection_sampling_figure_validates(mog8_setup):
+    X, deleted, _ = mog8_setup
+    y = np.zeros((5, 2))
+    with pytest.raises(ValueError, match="one entry per row"):
+        rejection_sampling_figure(X, deleted[:-1], y, np.ones(5, bool), {"a": (np.ones(8) / 8, "red")})
+    with pytest.raises(ValueError, match="8 entries"):
+        rejection_sampling_figure(X, deleted, y, np.ones(5, bool), {"a": (np.ones(7) / 7, "red")})
+    with pytest.raises(ValueError, match="at least one"):
+        rejection_sampling_figure(X, deleted, y, np.ones(5, bool), {})
+
+
+def test_ratio_maps_figure_shares_one_colour_scale(mog8_setup):
+    X, deleted, exact = mog8_setup
+    knn = dre.KNNClassifierDRE(5).fit(X, deleted)
+    maps = [("exact", *ratio_grid(exact, "mog8", 20)), ("knn", *ratio_grid(knn, "mog8", 20)),
+            ("exact again", *ratio_grid(exact, "mog8", 20))]
+    fig = ratio_maps_figure(maps, "mog8", cols=2, title="Fig. 3")
+    heat = [t for t in fig.data if isinstance(t, go.Heatmap)]
+    assert len(heat) == 3
+    assert [t.showscale for t in heat] == [True, False, False]
+    assert heat[0].colorbar.title.text
+    expected_zmax = max(float(np.max(m[3])) for m in maps)
+    assert all(np.isclose(t.zmax, expected_zmax) and t.zmin == 0 for t in heat)
+    # white sits at ratio 1 on the colour scale
+    stops = {round(s[0], 9): s[1] for s in heat[0].colorscale}
+    assert stops[round(1.0 / expected_zmax, 9)].upper() == "#F7F7F7"
+    titles = [a.text for a in fig.layout.annotations]
+    assert titles[:3] == ["exact", "knn", "exact again"]
+    for key in ("xaxis", "xaxis2", "xaxis3", "yaxis", "yaxis3"):
+        assert getattr(fig.layout, key).title.text, key
+
+
+def test_ratio_maps_figure_validates():
+    with pytest.raises(ValueError, match="at least one"):
+        ratio_maps_figure([], "mog8")
+    xs = np.linspace(0, 1, 3)
+    with pytest.raises(ValueError, match="cols"):
+        ratio_maps_figure([("a", xs, xs, np.ones((3, 3)))], "mog8", cols=0)
+    with pytest.raises(ValueError, match="dataset"):
+        ratio_maps_figure([("a", xs, xs, np.ones((3, 3)))], "mog9")
+
+
+# --- tables ------------------------------------------------------------------------------------
+
+
+def test_markdown_table_formats_and_escapes():
+    text = markdown_table(["name", "a|b"], [("x|y", 1.23456), ("z", 2)], ["", ".2f"])
+    lines = text.splitlines()
+    assert lines[0] == "| name | a\\|b |"
+    assert lines[1] == "|---|---|"
+    assert lines[2] == "| x\\|y | 1.23 |"
+    assert lines[3] == "| z | 2.00 |"
+
+
+def test_markdown_table_validates():
+    with pytest.raises(ValueError, match="2 cells"):
+        markdown_table(["a", "b"], [(1,)])
+    with pytest.raises(ValueError, match="formats"):
+        markdown_table(["a", "b"], [(1, 2)], [".2f"])
+
+
+# --- the book's renderer -----------------------------------------------------------------------
+
+
+def test_book_renderer_refits_each_figure_once_the_page_is_laid_out():
+    """A figure drawn while the page is parsed is sized for a column wider than the final one;
+    the renderer must resize that very figure after load (tests/test_browser.py checks widths)."""
+    import re
+
+    import plotly.io as pio
+
+    from gendel.plotting.common import BOOK_RENDERER
+
+    html = pio.renderers[BOOK_RENDERER].to_mimebundle(go.Figure(go.Scatter(x=[0, 1], y=[0, 1])).to_dict())[
+        "text/html"]
+    div_id = re.search(r'<div id="([^"]+)" class="plotly-graph-div"', html).group(1)
+    assert f"document.getElementById('{div_id}')" in html
+    assert "Plotly.Plots.resize" in html and "addEventListener('load'" in html
+    assert "plotly.js v" not in html[:5000]  # plotly.js itself is served once per page, not inlined
