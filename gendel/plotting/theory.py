@@ -1,0 +1,138 @@
+"""Figures and verdict tables for the "Theory, checked" pages.
+
+Every theorem is shown the same way: the left side of the inequality (what is measured, solid
+lines with markers, a band for its spread over repeats) against the right side (the bound,
+dashed lines), plotted against N, N', m or delta.
+"""
+
+from __future__ import annotations
+
+import html
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+#: Okabe-Ito colours, safe for colour-blind readers.
+PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442")
+
+
+def _rgba(hex_colour, alpha):
+    h = hex_colour.lstrip("#")
+    r, g, b = (int(h[i:i + 2], 16) for i in (0, 2, 4))
+    return f"rgba({r},{g},{b},{alpha})"
+
+
+def add_measured(fig, x, y, *, name, colour, band=None, row=None, col=None, showlegend=True, mode="lines+markers"):
+    """A measured quantity (a side of an inequality): solid line with markers, optional (lo, hi) band."""
+    x = np.asarray(x, dtype=float)
+    kw = dict(row=row, col=col) if row is not None else {}
+    if band is not None:
+        lo, hi = (np.asarray(b, dtype=float) for b in band)
+        fig.add_trace(go.Scatter(x=np.concatenate([x, x[::-1]]), y=np.concatenate([hi, lo[::-1]]), fill="toself",
+                                 mode="lines", fillcolor=_rgba(colour, 0.18), line=dict(width=0), hoverinfo="skip",
+                                 showlegend=False, legendgroup=name), **kw)
+    fig.add_trace(go.Scatter(x=x, y=np.asarray(y, dtype=float), mode=mode, name=name, legendgroup=name,
+                             showlegend=showlegend, line=dict(color=colour, width=2), marker=dict(size=6)), **kw)
+    return fig
+
+
+def add_bound(fig, x, y, *, name, colour, dash="dash", row=None, col=None, showlegend=True):
+    """A bound (the right side of an inequality): dashed line."""
+    kw = dict(row=row, col=col) if row is not None else {}
+    fig.add_trace(go.Scatter(x=np.asarray(x, dtype=float), y=np.asarray(y, dtype=float), mode="lines", name=name,
+                             legendgroup=name, showlegend=showlegend, line=dict(color=colour, width=2, dash=dash)), **kw)
+    return fig
+
+
+def figure(title, *, rows=1, cols=1, subplot_titles=None, height=430, width=None, **kwargs):
+    """A figure (with subplots) in the book's style: title, legend below the plot."""
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=subplot_titles, **kwargs)
+    fig.update_layout(title=dict(text=title, x=0.01, xanchor="left", font=dict(size=15)), height=height,
+                      margin=dict(l=70, r=30, t=80 if subplot_titles else 60, b=60),
+                      legend=dict(orientation="h", yanchor="top", y=-0.2, x=0.0, font=dict(size=12)))
+    if width is not None:
+        fig.update_layout(width=width)
+    return fig
+
+
+def axes(fig, *, x, y, log_x=False, log_y=False, row=None, col=None):
+    """Label (and optionally log-scale) the axes of one subplot, or of all subplots when row is None."""
+    kw = dict(row=row, col=col) if row is not None else {}
+    fig.update_xaxes(title_text=x, type="log" if log_x else "linear", **kw)
+    fig.update_yaxes(title_text=y, type="log" if log_y else "linear", **kw)
+    return fig
+
+
+def exceedance_panel(fig, deltas, frequencies, *, colours=PALETTE, row=None, col=None, showlegend=True,
+                     tolerance=None):
+    """Empirical frequencies of "the bound at level delta is exceeded" against delta, with the line y = delta.
+
+    ``frequencies`` maps a name to an array over ``deltas``. ``tolerance``, if given, is the
+    largest frequency consistent with probability delta in the number of repeats (a dotted line).
+    """
+    deltas = np.asarray(deltas, dtype=float)
+    add_bound(fig, deltas, deltas, name="bound: probability δ", colour="#000000", dash="dash", row=row, col=col,
+              showlegend=showlegend)
+    if tolerance is not None:
+        add_bound(fig, deltas, tolerance, name="largest frequency consistent with δ", colour="#777777", dash="dot",
+                  row=row, col=col, showlegend=showlegend)
+    for (name, freq), colour in zip(frequencies.items(), colours):
+        add_measured(fig, deltas, freq, name=name, colour=colour, row=row, col=col, showlegend=showlegend)
+    return fig
+
+
+class Table:
+    """A small HTML table for verdicts (claim, our numbers, holds / does not hold).
+
+    Parameters
+    ----------
+    columns : list of str
+    rows : list of list
+        Cells; floats are formatted with ``fmt``.
+    fmt : str
+        Format of float cells.
+    caption : str, optional
+    """
+
+    def __init__(self, columns, rows, *, fmt=".3g", caption=None):
+        self.columns = list(columns)
+        self.rows = [list(r) for r in rows]
+        self.fmt = fmt
+        self.caption = caption
+
+    def _cell(self, v):
+        if isinstance(v, (bool, np.bool_)):
+            return "holds" if v else "does not hold"
+        if isinstance(v, (int, np.integer)):
+            return f"{int(v):,}"
+        if isinstance(v, (float, np.floating)):
+            return format(float(v), self.fmt)
+        return str(v)
+
+    def _repr_html_(self):
+        cell = "padding:3px 10px;border-bottom:1px solid #ddd;"
+        align = lambda i: "text-align:left;white-space:nowrap;" if i == 0 else "text-align:right;"
+        head = "".join(f'<th style="{cell}{align(i)}border-bottom:2px solid #888;">{html.escape(c)}</th>'
+                       for i, c in enumerate(self.columns))
+        body = "".join("<tr>" + "".join(f'<td style="{cell}{align(i)}">{html.escape(self._cell(v))}</td>'
+                                        for i, v in enumerate(r)) + "</tr>" for r in self.rows)
+        cap = (f'<caption style="caption-side:top;text-align:left;padding:4px 0;">{html.escape(self.caption)}</caption>'
+               if self.caption else "")
+        return (f'<table class="gendel-verdict" style="border-collapse:collapse;font-size:0.9em;margin:0.5em 0;">'
+                f"{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
+
+    def __repr__(self):
+        widths = [max(len(c), *(len(self._cell(r[i])) for r in self.rows)) for i, c in enumerate(self.columns)]
+        line = lambda cells: " | ".join(s.ljust(w) for s, w in zip(cells, widths))
+        out = [line(self.columns), "-+-".join("-" * w for w in widths)]
+        out += [line([self._cell(v) for v in r]) for r in self.rows]
+        return "\n".join(out)
+
+
+def verdict(holds):
+    """'holds' or 'does not hold'."""
+    return "holds" if bool(holds) else "does not hold"
+
+
+__all__ = ["PALETTE", "Table", "add_bound", "add_measured", "axes", "exceedance_panel", "figure", "verdict"]

@@ -1,0 +1,100 @@
+"""MMD between KDEs in closed form and the U-statistic theory of Appendix C.3."""
+
+import numpy as np
+import pytest
+
+from gendel.experiments import setup
+from gendel.stats import mmd2_unbiased
+from gendel.theory import mmd
+from gendel.theory.moments import sample_sets
+from gendel.theory.quadrature import binomial_upper, mc_mean, mc_variance
+
+Z = 4.5
+
+
+@pytest.fixture(scope="module")
+def mog():
+    return setup("mog8", 0.3, N=150, sigma_a=0.1, seed=2)
+
+
+def test_gaussian_kernel_integral_against_monte_carlo():
+    rng = np.random.default_rng(0)
+    a, b = np.array([[0.3, -0.2]]), np.array([[1.1, 0.4]])
+    for s_a, s_b, ell in ((1.0, 1.0, 1.0), (0.1, 0.3, 0.5)):
+        n = 400_000
+        z, z2 = a + s_a * rng.standard_normal((n, 2)), b + s_b * rng.standard_normal((n, 2))
+        est = mc_mean(np.exp(-((z - z2) ** 2).sum(1) / (2 * ell**2)))
+        closed = mmd.expected_kernel_matrix(a, b, s_a**2, s_b**2, ell)[0, 0]
+        assert abs(est.value - closed) <= Z * est.se
+    # the paper's Example: 3^(-d/2) exp(-|a - b|^2 / 6) for sigma = l = 1
+    assert mmd.expected_kernel_matrix(a, b, 1.0, 1.0, 1.0)[0, 0] == pytest.approx(np.exp(-((a - b) ** 2).sum() / 6) / 3)
+
+
+def test_paper_coefficients_equal_the_double_sum(mog):
+    X, deleted, _ = mog
+    for s, ell in ((1.0, 1.0), (0.1, 1.0), (0.1, 0.25)):
+        assert mmd.kde_mmd2_paper(X, deleted, s, ell) == pytest.approx(mmd.kde_mmd2(X[~deleted], X, s, ell), rel=1e-10)
+    assert mmd.kde_mmd2(X, X, 0.1) == pytest.approx(0.0, abs=1e-15)
+
+
+def test_closed_form_against_independent_monte_carlo(mog):
+    X, deleted, _ = mog
+    est = mmd.deletion_mmd2_monte_carlo(X, deleted, 0.1, 400_000, rng=np.random.default_rng(1), kernel_bandwidth=0.25)
+    closed = mmd.kde_mmd2(X[~deleted], X, 0.1, 0.25)
+    assert closed > 10 * est.se                     # the check resolves the value
+    assert abs(est.value - closed) <= Z * est.se
+
+
+def test_estimators(mog):
+    _, _, exact = mog
+    S = sample_sets(exact, 12, 3, rng=np.random.default_rng(2))
+    printed, h_form = mmd.mmd2_estimates(S["H1"], S["Yhat"], 0.7)
+    for r in range(3):
+        Y, Yh = S["H1"][r], S["Yhat"][r]
+        assert printed[r] == pytest.approx(mmd2_unbiased(Y, Yh, bandwidth=0.7), rel=1e-12)
+        k = lambda a, b: np.exp(-((a - b) ** 2).sum() / (2 * 0.7**2))
+        u = sum(k(Y[i], Y[j]) + k(Yh[i], Yh[j]) - k(Y[i], Yh[j]) - k(Y[j], Yh[i])
+                for i in range(12) for j in range(12) if i != j) / (12 * 11)
+        assert h_form[r] == pytest.approx(u, rel=1e-12)
+        assert printed[r] != pytest.approx(h_form[r], rel=1e-6)
+
+
+def test_hoeffding_variance_and_the_two_sigma_expressions(mog):
+    _, _, exact = mog
+    terms = mmd.mmd_variance_terms(exact.retrained_, exact.pretrained_, 30_000, rng=np.random.default_rng(3),
+                                   kernel_bandwidth=0.25)
+    null = mmd.mmd_variance_terms(exact.pretrained_, exact.pretrained_, 2_000, rng=np.random.default_rng(4),
+                                  kernel_bandwidth=0.25)
+    assert null.zeta1.value == 0.0 and null.mmd2 == 0.0                    # degenerate under H0
+    # law of total variance: Var h = Var g + E Var(h | first pair); the printed sigma_u^2 is 4 (zeta2 - zeta1)
+    assert abs(terms.expected_conditional_variance.value - (terms.zeta2.value - terms.zeta1.value)) <= \
+        Z * np.hypot(terms.expected_conditional_variance.se, np.hypot(terms.zeta2.se, terms.zeta1.se))
+    assert terms.paper_sigma_u2.value > 10 * terms.sigma_u2.value
+    m, R = 60, 300
+    S = sample_sets(exact, m, R, rng=np.random.default_rng(5))
+    for h, t in (("H1", terms), ("H0", null)):
+        _, u = mmd.mmd2_estimates(S[h], S["Yhat"], 0.25)
+        v = mc_variance(u)
+        assert abs(v.value - t.variance(m)) <= Z * v.se + Z * 4 * (m - 2) / (m * (m - 1)) * t.zeta1.se \
+            + Z * 2 / (m * (m - 1)) * t.zeta2.se
+        assert abs(u.mean() - t.mmd2) <= Z * np.sqrt(v.value / R)
+
+
+def test_concentration_bound(mog):
+    _, _, exact = mog
+    m, R, delta = 40, 200, 0.05
+    S = sample_sets(exact, m, R, rng=np.random.default_rng(6))
+    closed = mmd.kde_mmd2(exact.retrained_.X_, exact.pretrained_.X_, 0.1, 1.0)
+    _, u = mmd.mmd2_estimates(S["H1"], S["Yhat"], 1.0)
+    freq = np.mean(np.abs(u - closed) > mmd.concentration_bound(m, delta))
+    assert freq <= binomial_upper(delta, R)
+    assert mmd.concentration_bound(100, 0.1, two_sided=False) == pytest.approx(4 * np.sqrt(np.log(10) / 100))
+
+
+def test_clear_errors():
+    with pytest.raises(ValueError, match="delta"):
+        mmd.concentration_bound(10, 0.0)
+    with pytest.raises(ValueError, match="same shape"):
+        mmd.mmd2_estimates(np.zeros((2, 5, 2)), np.zeros((2, 4, 2)))
+    with pytest.raises(ValueError, match="m >= 2"):
+        mmd.u_statistic_variance(1, 0.1, 0.1)
