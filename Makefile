@@ -33,8 +33,9 @@ browser-deps:
 unit: $(STAMP)
 	$(PY) -m pytest -m "not book and not browser"
 
+# The book and browser tests use the HTML that `make book` just built instead of building it again.
 test: $(STAMP) browser-deps book
-	$(PY) -m pytest
+	GENDEL_BOOK_HTML=$(CURDIR)/_build/html $(PY) -m pytest
 
 clean:
 	rm -rf _build

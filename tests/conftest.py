@@ -1,0 +1,105 @@
+"""Shared fixtures: the repository, the pages of the book and the built HTML.
+
+The book is built once per test session, with exactly the command of ``make book``. Set
+``GENDEL_BOOK_HTML`` to an already built HTML folder (e.g. ``_build/html`` after ``make book``)
+to inspect that build instead of building again. ``GENDEL_BOOK_TOC`` names another table of
+contents (a ``_toc.yml`` whose folder is the root of its pages) for checking a partial build
+during development; by default the tests read the repository's ``_toc.yml``.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+#: How ``make book`` builds the book (see the Makefile): keep the two in step.
+BOOK_ENV = {
+    "GENDEL_BOOK_BUILD": "1",
+    "TQDM_DISABLE": "1",
+    "GENDEL_CACHE_DIR": str(REPO / "_build" / ".gendel-cache"),
+}
+BOOK_COMMAND = ["jupyter-book", "build", ".", "-W", "-n", "--keep-going"]
+
+
+TOC = Path(os.environ.get("GENDEL_BOOK_TOC") or REPO / "_toc.yml").resolve()
+ROOT = TOC.parent  # the folder the toc's paths are relative to
+
+
+def toc_files(toc_path=TOC):
+    """Every page of the table of contents, as paths without suffix relative to the repository."""
+    import yaml
+
+    toc = yaml.safe_load(toc_path.read_text())
+    files = [toc["root"]]
+
+    def walk(node):
+        if isinstance(node, dict):
+            if "file" in node:
+                files.append(node["file"])
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    walk({k: v for k, v in toc.items() if k != "root"})
+    return [f[: -len(Path(f).suffix)] if Path(f).suffix in (".md", ".ipynb") else f for f in files]
+
+
+def page_source(page):
+    """The source file of a page of the toc (MyST markdown in this book)."""
+    for suffix in (".md", ".ipynb", ".rst"):
+        path = ROOT / (page + suffix)
+        if path.exists():
+            return path
+    raise FileNotFoundError(f"no source for toc entry {page!r}")
+
+
+PAGES = toc_files()
+
+
+def _build_book():
+    executable = Path(sys.executable).parent / "jupyter-book"
+    command = [str(executable) if executable.exists() else "jupyter-book", *BOOK_COMMAND[1:]]
+    env = {**os.environ, **BOOK_ENV}
+    result = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True)
+    if result.returncode != 0:
+        output = (result.stdout + result.stderr).splitlines()
+        problems = [line for line in output if "WARNING" in line or "ERROR" in line or "Error" in line]
+        pytest.fail(
+            f"`make book` failed (exit code {result.returncode}).\n"
+            + "\n".join(problems[-40:] or output[-40:]),
+            pytrace=False,
+        )
+    return REPO / "_build" / "html"
+
+
+@pytest.fixture(scope="session")
+def book_html():
+    """The folder of the built HTML book (built once per session, or $GENDEL_BOOK_HTML)."""
+    given = os.environ.get("GENDEL_BOOK_HTML")
+    if given:
+        html = Path(given).resolve()
+        if not (html / "index.html").exists():
+            pytest.fail(f"GENDEL_BOOK_HTML={given} is not a built book (no index.html)", pytrace=False)
+        return html
+    return _build_book()
+
+
+# ------------------------------------------------------------------------------------------
+# Summary of the browser checks, printed at the end of the session.
+
+BROWSER_REPORT: list[str] = []
+
+
+def pytest_terminal_summary(terminalreporter):
+    if BROWSER_REPORT:
+        terminalreporter.section("pages and figures checked in Chromium")
+        for line in BROWSER_REPORT:
+            terminalreporter.write_line(line)

@@ -1,0 +1,407 @@
+"""The live panel of gendel.widgets: its figures agree with direct computations of the §5.1
+quantities, every control changes what it should (and only recomputes what it must), and bad
+values are refused."""
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+pytest.importorskip("ipywidgets")
+pytest.importorskip("anywidget")
+
+from sklearn.linear_model import LogisticRegression  # noqa: E402
+
+from gendel import experiments  # noqa: E402
+from gendel.dre import ClassifierDRE, ExactKDERatio, KernelClassifierDRE, KNNClassifierDRE  # noqa: E402
+from gendel.widgets import DEFAULTS, ERROR_LIMITS, ExplorerPanel, explore, precomputed_ks_figure  # noqa: E402
+
+R = 25  # repeats in these tests: the smallest choice of the panel, to keep them quick
+
+
+@pytest.fixture
+def panel():
+    p = ExplorerPanel(R=R)
+    yield p
+    p.close()
+
+
+def z(figure, i):
+    return np.asarray(figure.data[i].z, dtype=np.float64)
+
+
+def direct_setup(panel):
+    s = panel.settings
+    return experiments.setup(s["dataset"], s["lam"], N=panel.N, sigma_a=s["sigma_a"], seed=s["seed"])
+
+
+def on_grid(panel, values):
+    n = panel.resolution
+    return np.asarray(values).reshape(n, n)
+
+
+# ------------------------------------------------------------------------------------------
+# construction
+
+
+def test_import_does_not_build_anything():
+    code = "import gendel, sys; assert 'gendel.widgets' not in sys.modules; import gendel.widgets as w; print(w.ExplorerPanel)"
+    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
+
+
+def test_panel_is_built_and_drawn(panel):
+    import ipywidgets as W
+
+    assert isinstance(panel.widget, W.VBox)
+    assert set(panel.controls) == set(DEFAULTS)
+    assert panel.settings == {**DEFAULTS, "R": R}
+    n = panel.resolution
+    assert n == 150
+    for i in range(3):
+        assert z(panel.maps_figure, i).shape == (n, n)
+    assert panel.last_ks_ is not None
+    assert "ready" in panel.status.value
+    assert panel.n_setups_ == 1 and panel.n_dre_fits_ == 1 and panel.n_ks_runs_ == 1
+    assert panel._repr_mimebundle_()["application/vnd.jupyter.widget-view+json"]["model_id"] == panel.widget.model_id
+
+
+def test_explore_returns_a_panel_at_the_given_settings():
+    p = explore(lam=0.6, dre="knn", k=5, R=R)
+    try:
+        assert isinstance(p, ExplorerPanel)
+        assert p.settings["lam"] == 0.6 and p.settings["dre"] == "knn" and p.settings["k"] == 5
+    finally:
+        p.close()
+
+
+# ------------------------------------------------------------------------------------------
+# the maps equal direct computations
+
+
+def test_maps_equal_direct_computation_kbc(panel):
+    panel.set(sigma_c=0.13, lam=0.7, seed=3)
+    X, deleted, _ = direct_setup(panel)
+    _, _, points = panel.grid
+    expected_exact = ExactKDERatio(0.1).fit(X, deleted).ratio(points)
+    expected_kbc = KernelClassifierDRE(0.13).fit(X, deleted).ratio(points)
+    np.testing.assert_allclose(z(panel.maps_figure, 0), on_grid(panel, expected_exact), rtol=1e-6)
+    np.testing.assert_allclose(z(panel.maps_figure, 1), on_grid(panel, expected_kbc), rtol=1e-6)
+
+
+def test_maps_equal_direct_computation_knn_and_logreg(panel):
+    panel.set(dre="knn", k=7)
+    X, deleted, _ = direct_setup(panel)
+    _, _, points = panel.grid
+    np.testing.assert_allclose(z(panel.maps_figure, 1),
+                               on_grid(panel, KNNClassifierDRE(7).fit(X, deleted).ratio(points)), rtol=1e-6)
+    panel.set(dre="logreg")
+    expected = ClassifierDRE(LogisticRegression()).fit(X, deleted).ratio(points)
+    np.testing.assert_allclose(z(panel.maps_figure, 1), on_grid(panel, expected), rtol=1e-5)
+
+
+def test_grid_rows_follow_the_heatmap_layout(panel):
+    xs, ys, points = panel.grid
+    n = panel.resolution
+    iy, ix = 17, 101
+    np.testing.assert_array_equal(points[iy * n + ix], [xs[ix], ys[iy]])
+    np.testing.assert_array_equal(panel.maps_figure.data[0].x, xs)
+    np.testing.assert_array_equal(panel.maps_figure.data[0].y, ys)
+
+
+def test_error_map_is_the_clipped_log_or_plain_difference(panel):
+    panel.set(sigma_c=0.06)
+    X, deleted, exact = direct_setup(panel)
+    _, _, points = panel.grid
+    log_exact = exact.log_ratio(points)
+    log_est = KernelClassifierDRE(0.06).fit(X, deleted).log_ratio(points)
+    limit = ERROR_LIMITS["log"]
+    np.testing.assert_allclose(z(panel.maps_figure, 2), on_grid(panel, np.clip(log_est - log_exact, -limit, limit)),
+                               atol=1e-5)
+    panel.set(map_mode="difference")
+    limit = ERROR_LIMITS["difference"]
+    diff = np.clip(np.exp(log_est) - np.exp(log_exact), -limit, limit)
+    np.testing.assert_allclose(z(panel.maps_figure, 2), on_grid(panel, diff), atol=1e-6)
+    assert panel.maps_figure.data[2].colorbar.title.text == "difference"
+
+
+def test_map_error_is_zero_when_the_kbc_is_exact(panel):
+    # Example 1: a KBC with sigma_C = sigma_A recovers rho_hat exactly.
+    assert panel.settings["sigma_c"] == panel.settings["sigma_a"]
+    assert panel.map_error_ < 1e-9
+    np.testing.assert_allclose(z(panel.maps_figure, 1), z(panel.maps_figure, 0), rtol=1e-6)
+    panel.set(sigma_c=0.2)
+    assert panel.map_error_ > 1e-3
+
+
+def test_knn_zero_ratio_gives_an_infinite_mean_log_error():
+    # With k = 1 the ratio is 0 wherever the nearest training point is deleted.
+    p = ExplorerPanel(R=R, dre="knn", k=1, live_ks=False)
+    try:
+        assert np.isinf(p.map_error_)
+        assert "∞" in p.maps_figure.layout.annotations[2].text
+        assert np.all(np.isfinite(z(p.maps_figure, 2)))  # drawn clipped, not as gaps
+    finally:
+        p.close()
+
+
+# ------------------------------------------------------------------------------------------
+# every control changes the figures
+
+
+@pytest.mark.parametrize(
+    "setting, value, traces",
+    [
+        ("dataset", "ckb8", (0, 1, 2)),
+        ("lam", 0.55, (0, 1, 2)),
+        ("sigma_a", 0.15, (0, 2)),
+        ("seed", 5, (0, 1, 2)),
+        ("sigma_c", 0.2, (1, 2)),
+        ("dre", "knn", (1, 2)),
+        ("dre", "logreg", (1, 2)),
+        ("map_mode", "difference", (2,)),
+    ],
+)
+def test_each_map_control_changes_the_maps(panel, setting, value, traces):
+    before = [z(panel.maps_figure, i) for i in range(3)]
+    panel.set(**{setting: value})
+    after = [z(panel.maps_figure, i) for i in range(3)]
+    for i in range(3):
+        changed = not np.array_equal(before[i], after[i])
+        assert changed == (i in traces), f"trace {i} after {setting}={value!r}"
+    assert panel.settings[setting] == value
+
+
+def test_k_changes_the_knn_map(panel):
+    panel.set(dre="knn", k=10)
+    before = z(panel.maps_figure, 1)
+    panel.set(k=30)
+    assert not np.array_equal(before, z(panel.maps_figure, 1))
+
+
+def test_dataset_changes_the_plot_window(panel):
+    panel.set(dataset="ckb8")
+    xs = np.asarray(panel.maps_figure.data[0].x)
+    assert xs.min() == pytest.approx(-0.25) and xs.max() == pytest.approx(1.25)
+    assert tuple(panel.maps_figure.layout.xaxis.range) == (-0.25, 1.25)
+
+
+def test_setting_a_widget_value_redraws_like_the_frontend_does(panel):
+    before = z(panel.maps_figure, 1)
+    panel.controls["sigma_c"].value = 0.16  # what a slider release does
+    assert panel.settings["sigma_c"] == 0.16
+    X, deleted, _ = direct_setup(panel)
+    expected = KernelClassifierDRE(0.16).fit(X, deleted).ratio(panel.grid[2])
+    assert not np.array_equal(before, z(panel.maps_figure, 1))
+    np.testing.assert_allclose(z(panel.maps_figure, 1), on_grid(panel, expected), rtol=1e-6)
+
+
+def test_sliders_update_on_release_only(panel):
+    for name in ("lam", "sigma_a", "sigma_c", "k"):
+        assert panel.controls[name].continuous_update is False
+
+
+def test_hyper_parameter_controls_follow_the_dre(panel):
+    assert not panel.controls["sigma_c"].disabled and panel.controls["k"].disabled
+    panel.set(dre="knn")
+    assert panel.controls["sigma_c"].disabled and not panel.controls["k"].disabled
+    panel.set(dre="logreg")
+    assert panel.controls["sigma_c"].disabled and panel.controls["k"].disabled
+
+
+# ------------------------------------------------------------------------------------------
+# caching: moving sigma_C does not redraw the data
+
+
+def test_moving_sigma_c_reuses_data_and_exact_ratio(panel):
+    X0, deleted0, exact0 = panel.setup()
+    exact_map = z(panel.maps_figure, 0)
+    for sigma_c in (0.05, 0.08, 0.12):
+        panel.set(sigma_c=sigma_c)
+    X1, deleted1, exact1 = panel.setup()
+    assert X1 is X0 and deleted1 is deleted0 and exact1 is exact0
+    assert panel.n_setups_ == 1
+    assert panel.n_dre_fits_ == 4
+    np.testing.assert_array_equal(z(panel.maps_figure, 0), exact_map)
+    # Going back to a setting already seen is served from the caches.
+    panel.set(sigma_c=0.05)
+    assert panel.n_dre_fits_ == 4 and panel.n_ks_runs_ == 4
+
+
+def test_changing_lambda_redraws_the_data(panel):
+    panel.set(lam=0.6)
+    assert panel.n_setups_ == 2
+    X, deleted, _ = panel.setup()
+    X_direct, deleted_direct, _ = direct_setup(panel)
+    np.testing.assert_array_equal(X, X_direct)
+    np.testing.assert_array_equal(deleted, deleted_direct)
+
+
+def test_display_only_controls_do_not_recompute(panel):
+    counts = (panel.n_setups_, panel.n_dre_fits_, panel.n_ks_runs_)
+    panel.set(statistic="hellinger")
+    panel.set(map_mode="difference")
+    assert (panel.n_setups_, panel.n_dre_fits_, panel.n_ks_runs_) == counts
+
+
+# ------------------------------------------------------------------------------------------
+# KS statistics and distributions
+
+
+def ks_bars(panel):
+    return np.array([panel.stats_figure.data[i].y for i in range(len(experiments.STATISTICS))])
+
+
+def test_ks_bars_equal_synthetic_statistics(panel):
+    panel.set(sigma_c=0.07, lam=0.65)
+    direct = experiments.synthetic_statistics("mog8", 0.65, KernelClassifierDRE(0.07), N=400, m=400, R=R,
+                                              sigma_a=0.1, seed=0)
+    expected = np.array([[direct.ks[q, stat] for q in experiments.QUESTIONS] for stat in experiments.STATISTICS])
+    np.testing.assert_allclose(ks_bars(panel), expected)
+    for i, q in enumerate(experiments.QUESTIONS, start=1):
+        assert f"KS = {direct.ks[q, 'LR']:.3f}" in panel.stats_figure.layout.annotations[i].text
+
+
+def test_ks_updates_when_the_dre_changes(panel):
+    before = ks_bars(panel)
+    panel.set(dre="logreg")
+    assert not np.array_equal(before, ks_bars(panel))
+
+
+def test_histograms_hold_every_repeat(panel):
+    panel.set(statistic="tlogt")
+    values = panel.last_ks_.values["tlogt"]
+    for (q, key), index in panel._hist_traces.items():
+        counts = np.asarray(panel.stats_figure.data[index].y)
+        assert counts.sum() == np.isfinite(values[key]).sum()
+    assert panel.stats_figure.layout.xaxis2.title.text.startswith("ASC")
+
+
+def test_histograms_change_with_the_statistic(panel):
+    index = panel._hist_traces["Q3", ("H1", "dre")]
+    before = np.asarray(panel.stats_figure.data[index].x)
+    panel.set(statistic="hellinger")
+    assert not np.allclose(before, np.asarray(panel.stats_figure.data[index].x))
+
+
+def test_repeats_control_sets_r(panel):
+    panel.set(R=50)
+    assert panel.last_ks_.settings["R"] == 50
+    index = panel._hist_traces["Q1", ("H0", "exact")]
+    assert np.asarray(panel.stats_figure.data[index].y).sum() == 50
+
+
+def test_live_ks_off_keeps_the_old_statistics_and_says_so(panel):
+    panel.set(live_ks=False)
+    runs, bars = panel.n_ks_runs_, ks_bars(panel)
+    panel.set(sigma_c=0.2)
+    assert panel.n_ks_runs_ == runs
+    np.testing.assert_array_equal(ks_bars(panel), bars)
+    assert "not updated" in panel.status.value
+    panel.set(statistic="log")  # redrawn from the old statistics, and titled with their setting
+    assert "σ_C = 0.100" in panel.stats_figure.layout.title.text
+    panel.set(live_ks=True)
+    assert panel.n_ks_runs_ == runs + 1
+    assert "ready" in panel.status.value
+
+
+def test_status_says_computing_while_ks_runs(panel, monkeypatch):
+    seen = []
+    original = experiments.synthetic_statistics
+
+    def spy(*args, **kwargs):
+        seen.append(panel.status.value)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(experiments, "synthetic_statistics", spy)
+    panel.set(sigma_c=0.09)
+    assert len(seen) == 1 and "computing" in seen[0]
+
+
+def test_errors_in_a_callback_are_shown_in_the_panel(panel, monkeypatch):
+    def broken(*args, **kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(panel, "_dre", broken)
+    panel.controls["sigma_c"].value = 0.21
+    assert "Error" in panel.status.value and "boom" in panel.status.value
+
+
+# ------------------------------------------------------------------------------------------
+# bad values
+
+
+@pytest.mark.parametrize(
+    "settings, error",
+    [
+        (dict(lam=1.5), ValueError),
+        (dict(lam=0.3), ValueError),  # outside the slider's range
+        (dict(lam="0.8"), TypeError),
+        (dict(sigma_c=-0.1), ValueError),
+        (dict(sigma_c=0.5), ValueError),
+        (dict(sigma_a=0.0), ValueError),
+        (dict(k=0), ValueError),
+        (dict(k=2.5), TypeError),
+        (dict(seed=-1), ValueError),
+        (dict(R=7), ValueError),
+        (dict(dre="svm"), ValueError),
+        (dict(dataset="mnist"), ValueError),
+        (dict(map_mode="ratio"), ValueError),
+        (dict(statistic="mmd"), ValueError),
+        (dict(live_ks="yes"), TypeError),
+        (dict(bandwidth=0.1), TypeError),
+    ],
+)
+def test_bad_values_are_refused_and_change_nothing(panel, settings, error):
+    before = panel.settings
+    maps = z(panel.maps_figure, 1)
+    with pytest.raises(error) as info:
+        panel.set(**{"sigma_c": 0.2, **settings})  # a valid change along with the bad one
+    assert str(info.value)
+    assert panel.settings == before
+    np.testing.assert_array_equal(z(panel.maps_figure, 1), maps)
+
+
+def test_bad_values_are_refused_at_construction():
+    with pytest.raises(ValueError, match="lam"):
+        ExplorerPanel(lam=2.0)
+    with pytest.raises(TypeError, match="unknown setting"):
+        ExplorerPanel(sigma=0.1)
+
+
+def test_dataset_accepts_the_paper_names(panel):
+    panel.set(dataset="CKB-8")
+    assert panel.settings["dataset"] == "ckb8"
+
+
+# ------------------------------------------------------------------------------------------
+# static figures
+
+
+def test_snapshot_copies_the_panel_figures(panel):
+    import plotly.graph_objects as go
+
+    snap = panel.snapshot()
+    assert set(snap) == {"maps", "statistics"}
+    for key, live in (("maps", panel.maps_figure), ("statistics", panel.stats_figure)):
+        assert type(snap[key]) is go.Figure
+        assert len(snap[key].data) == len(live.data)
+        assert snap[key].layout.width is None
+    np.testing.assert_array_equal(np.asarray(snap["maps"].data[1].z), z(panel.maps_figure, 1))
+
+
+def test_precomputed_ks_figure_steps_equal_synthetic_statistics():
+    sigma_cs = [0.06, 0.1]
+    fig = precomputed_ks_figure(sigma_cs, R=R)
+    steps = fig.layout.sliders[0].steps
+    assert [s.label for s in steps] == ["0.060", "0.100"]
+    assert fig.layout.sliders[0].active == 1  # the step at sigma_C = sigma_A
+    for step, sigma_c in zip(steps, sigma_cs):
+        direct = experiments.synthetic_statistics("mog8", 0.8, KernelClassifierDRE(sigma_c), R=R)
+        expected = [[direct.ks[q, stat] for q in experiments.QUESTIONS] for stat in experiments.STATISTICS]
+        np.testing.assert_allclose(step.args[0]["y"], expected)
+    np.testing.assert_allclose([t.y for t in fig.data], steps[1].args[0]["y"])
+    with pytest.raises(ValueError):
+        precomputed_ks_figure([], R=R)
+    with pytest.raises(ValueError):
+        precomputed_ks_figure([0.1, -1.0], R=R)
