@@ -39,7 +39,7 @@ import numpy as np
 from . import data as _data
 from ._validation import check_count, check_lambda, check_positive
 from .deletion import ApproximateDeletion
-from .dre import DensityRatioEstimator, ExactKDERatio
+from .dre import DensityRatioEstimator, ExactKDERatio, KernelClassifierDRE, KNNClassifierDRE
 from .stats import PHI_NAMES, asc, ks_statistic, likelihood_ratio
 
 #: Sample sets compared by each question, as (sample, ratio) keys of ``SyntheticStatistics.lr``.
@@ -103,8 +103,18 @@ def _streams(seed):
     return dict(zip(_STREAMS, (np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(len(_STREAMS)))))
 
 
-def _setup(dataset, lam, N, sigma_a, seed, streams):
-    X, component = _data.sample(dataset, N, rng=streams["data"])
+def _check_variance(dataset, variance):
+    """The MoG-8 component variance option: None (the data set's default) or a positive number."""
+    if variance is None:
+        return None
+    if dataset != "mog8":
+        raise ValueError(f"variance is the MoG-8 component variance; {dataset!r} has no such parameter")
+    return check_positive(variance, "variance")
+
+
+def _setup(dataset, lam, N, sigma_a, seed, streams, variance=None):
+    options = {} if variance is None else {"variance": variance}
+    X, component = _data.sample(dataset, N, rng=streams["data"], **options)
     deleted = _data.deletion_mask(component, dataset, lam, rng=streams["mask"])
     if not deleted.any():
         raise ValueError(
@@ -115,10 +125,10 @@ def _setup(dataset, lam, N, sigma_a, seed, streams):
 
 
 @functools.lru_cache(maxsize=16)
-def _shared(dataset, lam, N, m, R, sigma_a, seed):
+def _shared(dataset, lam, N, m, R, sigma_a, seed, variance=None):
     """The DRE-independent part of one run: data, models, Y_hat, Y_H0, Y_H1 and rho_hat on them."""
     streams = _streams(seed)
-    X, deleted, exact = _setup(dataset, lam, N, sigma_a, seed, streams)
+    X, deleted, exact = _setup(dataset, lam, N, sigma_a, seed, streams, variance)
     pretrained, retrained = exact.pretrained_, exact.retrained_
     n = m * R
     samples = {
@@ -132,7 +142,7 @@ def _shared(dataset, lam, N, m, R, sigma_a, seed):
     return X, deleted, exact, samples, log_exact, streams["D"].bit_generator.state
 
 
-def synthetic_statistics(dataset, lam, dre, *, N=400, m=400, R=250, sigma_a=0.1, seed=0):
+def synthetic_statistics(dataset, lam, dre, *, N=400, m=400, R=250, sigma_a=0.1, seed=0, variance=None):
     """Run the §5.1 protocol once and return the per-repeat LR/ASC statistics and KS values.
 
     Parameters
@@ -148,6 +158,9 @@ def synthetic_statistics(dataset, lam, dre, *, N=400, m=400, R=250, sigma_a=0.1,
         Bandwidth sigma_A of the KDE learner (paper: 0.1).
     seed : int
         Seed of all randomness; the same seed gives the same numbers.
+    variance : float, optional
+        MoG-8 only: the component variance v of N(mu_i, v I) (default: ``gendel.data.mog8``'s
+        0.1, the literal reading of Appendix D.1; 0.01 is the reading "0.1 is the std").
 
     Returns
     -------
@@ -160,8 +173,9 @@ def synthetic_statistics(dataset, lam, dre, *, N=400, m=400, R=250, sigma_a=0.1,
     N, m, R = check_count(N, "N", minimum=2), check_count(m, "m"), check_count(R, "R", minimum=2)
     sigma_a = check_positive(sigma_a, "sigma_a")
     seed = check_count(seed, "seed", minimum=0)
+    variance = _check_variance(dataset, variance)
 
-    X, deleted, exact, samples, log_exact, d_state = _shared(dataset, lam, N, m, R, sigma_a, seed)
+    X, deleted, exact, samples, log_exact, d_state = _shared(dataset, lam, N, m, R, sigma_a, seed, variance)
     dre = copy.deepcopy(dre).fit(X, deleted)
     rng_d = np.random.default_rng()
     rng_d.bit_generator.state = d_state
@@ -183,6 +197,8 @@ def synthetic_statistics(dataset, lam, dre, *, N=400, m=400, R=250, sigma_a=0.1,
         for stat in STATISTICS
     }
     settings = dict(dataset=dataset, lam=lam, N=N, m=m, R=R, sigma_a=sigma_a, seed=seed, dre=repr(dre))
+    if variance is not None:
+        settings["variance"] = variance
     return SyntheticStatistics(settings, values, ks, int(deleted.sum()), sampler.acceptance_rate_, dre)
 
 
@@ -210,14 +226,18 @@ def _cache_path(kind, config):
     return cache_dir() / kind / f"{key[:24]}.npz"
 
 
-def cached_synthetic_statistics(dataset, lam, dre, *, N=400, m=400, R=250, sigma_a=0.1, seed=0, cache=True):
+def cached_synthetic_statistics(dataset, lam, dre, *, N=400, m=400, R=250, sigma_a=0.1, seed=0, variance=None,
+                                cache=True):
     """:func:`synthetic_statistics` with an on-disk cache keyed by the full configuration.
 
     The cache key holds the settings, ``repr(dre)`` and a fingerprint of gendel's numerical
     code. Results loaded from the cache have ``dre=None``.
     """
-    settings = dict(dataset=_data.check_dataset(dataset), lam=float(lam), N=N, m=m, R=R,
-                    sigma_a=float(sigma_a), seed=seed, dre=repr(dre))
+    dataset = _data.check_dataset(dataset)
+    settings = dict(dataset=dataset, lam=float(lam), N=N, m=m, R=R, sigma_a=float(sigma_a), seed=seed, dre=repr(dre))
+    variance = _check_variance(dataset, variance)
+    if variance is not None:
+        settings["variance"] = variance
     path = _cache_path("synthetic_statistics", settings)
     if cache and path.exists():
         with np.load(path) as f:
@@ -229,7 +249,7 @@ def cached_synthetic_statistics(dataset, lam, dre, *, N=400, m=400, R=250, sigma
             for stat in STATISTICS
         }
         return SyntheticStatistics(settings, values, ks, meta["n_deleted"], meta["acceptance_rate"])
-    result = synthetic_statistics(dataset, lam, dre, N=N, m=m, R=R, sigma_a=sigma_a, seed=seed)
+    result = synthetic_statistics(dataset, lam, dre, N=N, m=m, R=R, sigma_a=sigma_a, seed=seed, variance=variance)
     if cache:
         path.parent.mkdir(parents=True, exist_ok=True)
         arrays = {f"{stat}|{k[0]}|{k[1]}": result.values[stat][k] for stat in STATISTICS for k in KEYS}
@@ -262,7 +282,7 @@ class Sweep:
         return np.array([[r.ks[question, stat] for r in row] for row in self.results])
 
 
-def sweep(dataset, lams, dres, *, labels=None, N=400, m=400, R=250, sigma_a=0.1, seed=0,
+def sweep(dataset, lams, dres, *, labels=None, N=400, m=400, R=250, sigma_a=0.1, seed=0, variance=None,
           cache=True, progress=True):
     """Run :func:`synthetic_statistics` for every lambda and DRE, with a progress bar and a cache.
 
@@ -277,9 +297,12 @@ def sweep(dataset, lams, dres, *, labels=None, N=400, m=400, R=250, sigma_a=0.1,
     if len(labels) != len(dres):
         raise ValueError(f"got {len(labels)} labels for {len(dres)} DREs")
     cells = [(lam, d) for lam in lams for d in dres]
-    bar = tqdm(cells, desc=f"{dataset} sweep", disable=None if progress else True)
+    # $TQDM_DISABLE is read here: tqdm's notebook bar (tqdm.auto in Jupyter) ignores it.
+    hidden = not progress or os.environ.get("TQDM_DISABLE", "").strip().lower() not in ("", "0", "false")
+    bar = tqdm(cells, desc=f"{dataset} sweep", disable=True if hidden else None)
     flat = [
-        cached_synthetic_statistics(dataset, lam, d, N=N, m=m, R=R, sigma_a=sigma_a, seed=seed, cache=cache)
+        cached_synthetic_statistics(dataset, lam, d, N=N, m=m, R=R, sigma_a=sigma_a, seed=seed, variance=variance,
+                                    cache=cache)
         for lam, d in bar
     ]
     results = [flat[i * len(dres):(i + 1) * len(dres)] for i in range(len(lams))]
@@ -299,7 +322,7 @@ def evaluate_on_grid(fn, extent, resolution=150):
     return xs, ys, Z
 
 
-def setup(dataset, lam, *, N=400, sigma_a=0.1, seed=0):
+def setup(dataset, lam, *, N=400, sigma_a=0.1, seed=0, variance=None):
     """The fixed part of one seed of the protocol: X, the deletion mask and the exact ratio.
 
     Returns ``(X, deleted, exact)`` where ``exact`` is the fitted :class:`ExactKDERatio`
@@ -310,19 +333,94 @@ def setup(dataset, lam, *, N=400, sigma_a=0.1, seed=0):
     lam = check_lambda(lam)
     N, sigma_a = check_count(N, "N", minimum=2), check_positive(sigma_a, "sigma_a")
     seed = check_count(seed, "seed", minimum=0)
-    return _setup(dataset, lam, N, sigma_a, seed, _streams(seed))
+    return _setup(dataset, lam, N, sigma_a, seed, _streams(seed), _check_variance(dataset, variance))
+
+
+# --------------------------------------------------------------------------------------------
+# The grids of the book's chapter on the synthetic data (§5.1 and Appendix D)
+
+#: The paper's settings of §5.1 / Appendix D (and the seed of the book).
+PAPER_SETTINGS = dict(N=400, m=400, R=250, sigma_a=0.1, seed=0)
+#: lambda of the KBC sweeps and of the ratio maps (Appendix D).
+LAMBDAS = (0.5, 0.6, 0.7, 0.8, 0.9)
+#: KBC bandwidths sigma_C: symmetric around sigma_A = 0.1 in steps of 0.0125, with the paper's
+#: 0.075 and 0.125.
+SIGMA_C = (0.05, 0.0625, 0.075, 0.0875, 0.1, 0.1125, 0.125, 0.1375, 0.15)
+#: k of the kNN DREs: the two of Fig. 3, one below and one at the top of the "moderate" range
+#: 10-50 of Appendix D (the cost of a kNN cell grows about linearly with k).
+KNN_K = (5, 10, 20, 50)
+#: lambda of the kNN sweeps: the values of the Appendix D distribution panels.
+KNN_LAMBDAS = (0.6, 0.7, 0.8, 0.9)
+#: The (m, N, R) variations of panel (a) of the Appendix D KS figures (MoG-8, lambda = 0.8).
+VARIATIONS = {"m = 200": {"m": 200}, "N = 200": {"N": 200}, "R = 100": {"R": 100}}
+
+
+def kbc_dres(sigmas=SIGMA_C):
+    """One KBC DRE per sigma_C."""
+    return [KernelClassifierDRE(s) for s in sigmas]
+
+
+def knn_dres(ks=KNN_K):
+    """One kNN DRE per k."""
+    return [KNNClassifierDRE(k) for k in ks]
+
+
+def chapter_sweeps(dataset, *, progress=True, **settings):
+    """The KBC and kNN sweeps of the book's chapter for one data set (disk-cached per cell).
+
+    ``settings`` override :data:`PAPER_SETTINGS` (N, m, R, sigma_a, seed).
+
+    Returns
+    -------
+    dict
+        ``{"kbc": Sweep over LAMBDAS x SIGMA_C, "knn": Sweep over KNN_LAMBDAS x KNN_K}``.
+    """
+    dataset = _data.check_dataset(dataset)
+    kw = {**PAPER_SETTINGS, **settings, "progress": progress}
+    return {
+        "kbc": sweep(dataset, LAMBDAS, kbc_dres(), labels=[f"{s:g}" for s in SIGMA_C], **kw),
+        "knn": sweep(dataset, KNN_LAMBDAS, knn_dres(), labels=[str(k) for k in KNN_K], **kw),
+    }
+
+
+def variation_sweeps(dataset="mog8", lam=0.8, variations=None, *, progress=True):
+    """KBC sweeps at one lambda with the (m, N, R) variations of Appendix D, panel (a).
+
+    Returns a dict ``label -> Sweep``; the label ``"paper (m = N = 400, R = 250)"`` is the
+    baseline, the others change one of m, N, R (``VARIATIONS`` by default).
+    """
+    variations = VARIATIONS if variations is None else variations
+    base = PAPER_SETTINGS
+    out = {}
+    for label, change in {f"paper (m = N = {base['N']}, R = {base['R']})": {}, **variations}.items():
+        unknown = set(change) - {"N", "m", "R"}
+        if unknown:
+            raise ValueError(f"a variation may change N, m or R only; got {sorted(unknown)}")
+        out[label] = sweep(dataset, [lam], kbc_dres(), labels=[f"{s:g}" for s in SIGMA_C],
+                           progress=progress, **{**base, **change})
+    return out
 
 
 __all__ = [
+    "KNN_K",
+    "KNN_LAMBDAS",
+    "LAMBDAS",
+    "PAPER_SETTINGS",
     "QUESTIONS",
     "QUESTION_TITLES",
+    "SIGMA_C",
     "STATISTICS",
     "SyntheticStatistics",
     "Sweep",
     "cache_dir",
     "cached_synthetic_statistics",
+    "chapter_sweeps",
     "evaluate_on_grid",
+    "kbc_dres",
+    "knn_dres",
     "setup",
     "sweep",
     "synthetic_statistics",
+    "VARIATIONS",
+    "variation_sweeps",
 ]

@@ -172,7 +172,7 @@ def paired_pages():
 
 def pairing_command(sources):
     paths = " ".join(shlex.quote(str(p.relative_to(ROOT))) for p in sources)
-    return f".venv/bin/jupytext --to ipynb {paths}"
+    return f".venv/bin/jupytext --update --to ipynb {paths}"
 
 
 def cell_signature(nb):

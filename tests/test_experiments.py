@@ -199,3 +199,19 @@ def test_evaluate_on_grid_orientation():
     np.testing.assert_allclose(xs, np.linspace(0, 1, 5))
     np.testing.assert_allclose(ys, np.linspace(2, 4, 5))
     np.testing.assert_allclose(Z, xs[None, :] + 10 * ys[:, None])
+
+
+def test_mog8_variance_option_changes_the_data_and_is_refused_for_ckb8():
+    # variance=None is the literal reading 0.1; 0.01 is "0.1 is the standard deviation".
+    X_default, _, _ = experiments.setup("mog8", 0.8, seed=3)
+    X_01, _, _ = experiments.setup("mog8", 0.8, seed=3, variance=0.1)
+    X_001, _, _ = experiments.setup("mog8", 0.8, seed=3, variance=0.01)
+    np.testing.assert_array_equal(X_default, X_01)
+    # same component draws and noise, scaled: distances to the unit circle shrink by sqrt(10)
+    r_01 = np.abs(np.linalg.norm(X_01, axis=1) - 1.0).mean()
+    r_001 = np.abs(np.linalg.norm(X_001, axis=1) - 1.0).mean()
+    assert r_001 < 0.5 * r_01
+    r = synthetic_statistics("mog8", 0.8, KNNClassifierDRE(5), seed=3, variance=0.01, **SMALL)
+    assert r.settings["variance"] == 0.01
+    with pytest.raises(ValueError, match="MoG-8 component variance"):
+        synthetic_statistics("ckb8", 0.8, KNNClassifierDRE(5), variance=0.01, **SMALL)

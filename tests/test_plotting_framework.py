@@ -7,12 +7,12 @@ import pytest
 from gendel import data, dre, experiments
 from gendel.plotting.framework import (
     SECTOR_LABELS,
-    markdown_table,
     mog8_sector,
     ratio_maps_figure,
     rejection_sampling_figure,
     sector_proportions,
 )
+from gendel.plotting import markdown_table
 from gendel.plotting.maps import ratio_grid
 
 

@@ -66,3 +66,33 @@ def configure_renderer():
     elif "google.colab" in sys.modules:
         pio.renderers.default = "colab"
     return pio.renderers.default
+
+
+def markdown_table(header, rows, formats=None):
+    """A Markdown table of computed values, for ``IPython.display.Markdown`` in a page.
+
+    Parameters
+    ----------
+    header : sequence of str
+        Column titles.
+    rows : sequence of sequences
+        One sequence of cell values per row, as many as ``header``.
+    formats : sequence of str or None, optional
+        A format spec per column (e.g. ``".3f"``); None or ``""`` uses ``str``.
+
+    Returns
+    -------
+    str
+    """
+    header = [str(h).replace("|", "\\|") for h in header]
+    formats = list(formats) if formats is not None else [None] * len(header)
+    if len(formats) != len(header):
+        raise ValueError(f"got {len(formats)} formats for {len(header)} columns")
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] * len(header)) + "|"]
+    for row in rows:
+        row = list(row)
+        if len(row) != len(header):
+            raise ValueError(f"every row needs {len(header)} cells; got {len(row)}: {row!r}")
+        cells = [format(v, f) if f else str(v) for v, f in zip(row, formats)]
+        lines.append("| " + " | ".join(c.replace("|", "\\|").replace("\n", " ") for c in cells) + " |")
+    return "\n".join(lines)

@@ -6,7 +6,6 @@
   (accepted or rejected) and the sector proportions of several samplers side by side.
 - :func:`ratio_maps_figure` puts several ratio maps (rho_hat, rho_hat_E of various DREs) in a grid
   with one shared colour bar, in the style of :mod:`gendel.plotting.maps`.
-- :func:`markdown_table` formats computed numbers as a Markdown table for the executed pages.
 """
 
 from __future__ import annotations
@@ -165,35 +164,5 @@ def ratio_maps_figure(maps, dataset, *, cols=3, zmax=None, title=None, panel_siz
     return fig
 
 
-def markdown_table(header, rows, formats=None):
-    """A Markdown table of computed values, for ``IPython.display.Markdown`` in a page.
-
-    Parameters
-    ----------
-    header : sequence of str
-        Column titles.
-    rows : sequence of sequences
-        One sequence of cell values per row, as many as ``header``.
-    formats : sequence of str or None, optional
-        A format spec per column (e.g. ``".3f"``); None or ``""`` uses ``str``.
-
-    Returns
-    -------
-    str
-    """
-    header = [str(h).replace("|", "\\|") for h in header]
-    formats = list(formats) if formats is not None else [None] * len(header)
-    if len(formats) != len(header):
-        raise ValueError(f"got {len(formats)} formats for {len(header)} columns")
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] * len(header)) + "|"]
-    for row in rows:
-        row = list(row)
-        if len(row) != len(header):
-            raise ValueError(f"every row needs {len(header)} cells; got {len(row)}: {row!r}")
-        cells = [format(v, f) if f else str(v) for v, f in zip(row, formats)]
-        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
-    return "\n".join(lines)
-
-
-__all__ = ["SECTOR_LABELS", "markdown_table", "mog8_sector", "ratio_maps_figure", "rejection_sampling_figure",
+__all__ = ["SECTOR_LABELS", "mog8_sector", "ratio_maps_figure", "rejection_sampling_figure",
            "sector_proportions"]
