@@ -25,6 +25,8 @@ def check_points(Y, name="Y", *, dim=None, allow_empty=False):
     allow_empty : bool
         Whether n = 0 is acceptable.
     """
+    if np.iscomplexobj(Y):
+        raise TypeError(f"{name} must be real-valued; got complex numbers")
     try:
         arr = np.asarray(Y, dtype=np.float64)
     except (TypeError, ValueError) as exc:

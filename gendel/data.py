@@ -26,6 +26,8 @@ import numpy as np
 from ._validation import check_count, check_lambda, check_points, check_positive, check_rng
 
 DATASETS = ("mog8", "ckb8")
+#: How the book writes the data sets' names.
+LABELS = {"mog8": "MoG-8", "ckb8": "CKB-8"}
 
 MOG8_ANGLES = 2.0 * np.pi * np.arange(8) / 8.0
 MOG8_MEANS = np.stack([np.cos(MOG8_ANGLES), np.sin(MOG8_ANGLES)], axis=1)
@@ -132,10 +134,11 @@ def deletion_mask(component, dataset, lam, *, rng):
     return reweighted & (rng.random(component.shape) < 1.0 - lam)
 
 
-def density(dataset, Y, lam=1.0, *, variance=MOG8_VARIANCE):
+def density(dataset, Y, lam=1.0, *, variance=None):
     """The true density p_*' (p_* when ``lam=1``) of a synthetic data set at points ``Y``.
 
     p_*'(x) = 1 / (4 (1 + lambda)) * sum_i w_i p_i(x), w_i = lambda on re-weighted components.
+    ``variance`` is the MoG-8 component variance (None: 0.1, as in :func:`mog8`).
     """
     dataset = check_dataset(dataset)
     lam = check_lambda(lam)
@@ -143,8 +146,10 @@ def density(dataset, Y, lam=1.0, *, variance=MOG8_VARIANCE):
     weights = np.ones(8)
     weights[list(REWEIGHTED[dataset])] = lam
     weights /= weights.sum()
+    if dataset != "mog8" and variance is not None:
+        raise ValueError(f"variance is the MoG-8 component variance; {dataset!r} has no such parameter")
     if dataset == "mog8":
-        variance = check_positive(variance, "variance")
+        variance = check_positive(MOG8_VARIANCE if variance is None else variance, "variance")
         d2 = ((Y[:, None, :] - MOG8_MEANS[None]) ** 2).sum(-1)
         comp = np.exp(-0.5 * d2 / variance) / (2 * np.pi * variance)
     else:

@@ -9,6 +9,7 @@ acceptance rate is E_{p_hat}[rho_hat_E] / B (= (N - N') / N for the exact KDE ra
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
@@ -81,6 +82,12 @@ class ApproximateDeletion:
         """
         m = check_count(m, "m", minimum=1)
         rng = check_rng(rng)
+        known = getattr(self.dre, "ratio_bound_", None)
+        if known is not None and self.bound < known * (1 - 1e-12):
+            raise ValueError(
+                f"the DRE's known bound is now {known:g} (was it refit?), above this sampler's B={self.bound:g}; "
+                "create a new ApproximateDeletion for the refitted DRE"
+            )
         log_bound = math.log(self.bound)
         limit = self.max_proposals or int(max(100_000, 1000 * m * self.bound))
         accepted, proposed, exceeded, n_acc = [], 0, 0, 0
@@ -109,6 +116,13 @@ class ApproximateDeletion:
         self.n_proposals_ = proposed
         self.acceptance_rate_ = n_acc / proposed
         self.bound_exceeded_ = exceeded / proposed
+        if exceeded:
+            warnings.warn(
+                f"rho_hat_E exceeded B={self.bound:g} on {self.bound_exceeded_:.2%} of the proposals: the samples "
+                "follow min(rho_hat_E, B) * p_hat, not rho_hat_E * p_hat; use a larger bound",
+                RuntimeWarning,
+                stacklevel=2,
+            )
         return np.concatenate(accepted)[:m]
 
     def __repr__(self):

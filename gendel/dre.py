@@ -54,6 +54,9 @@ class DensityRatioEstimator:
         """
         X = check_points(X, "X")
         mask = check_deletion(deleted, len(X))
+        # Until _fit succeeds the estimator counts as unfitted: a failed refit must not leave the
+        # new sizes mixed with the previous classifier.
+        self.__dict__.pop("_fitted", None)
         self.n_samples_, self.dim_ = X.shape
         self.n_deleted_ = int(mask.sum())
         self._fit(X[mask], X[~mask])

@@ -137,7 +137,7 @@ def _shared(dataset, lam, N, m, R, sigma_a, seed, variance=None):
         "H1": retrained.sample(n, rng=streams["H1"]),
     }
     log_exact = {key: exact.log_ratio(Y).reshape(R, m) for key, Y in samples.items()}
-    for arr in list(samples.values()) + list(log_exact.values()):
+    for arr in [X, deleted] + list(samples.values()) + list(log_exact.values()):
         arr.flags.writeable = False
     return X, deleted, exact, samples, log_exact, streams["D"].bit_generator.state
 
@@ -214,10 +214,16 @@ def cache_dir():
 @functools.lru_cache(maxsize=1)
 def _code_fingerprint():
     """A hash of the modules that determine the numbers, so a code change invalidates the cache."""
+    import scipy
+    import sklearn
+
     here = Path(__file__).parent
     h = hashlib.sha256()
-    for name in ("_kernels.py", "data.py", "models.py", "dre.py", "deletion.py", "stats.py", "experiments.py"):
+    for name in ("_validation.py", "_kernels.py", "data.py", "models.py", "dre.py", "deletion.py", "stats.py",
+                 "experiments.py"):
         h.update((here / name).read_bytes())
+    # the numbers also depend on the libraries (random streams, estimator defaults hidden by repr)
+    h.update(f"numpy {np.__version__} scipy {scipy.__version__} sklearn {sklearn.__version__}".encode())
     return h.hexdigest()[:16]
 
 
@@ -234,7 +240,15 @@ def cached_synthetic_statistics(dataset, lam, dre, *, N=400, m=400, R=250, sigma
     code. Results loaded from the cache have ``dre=None``.
     """
     dataset = _data.check_dataset(dataset)
-    settings = dict(dataset=dataset, lam=float(lam), N=N, m=m, R=R, sigma_a=float(sigma_a), seed=seed, dre=repr(dre))
+    lam, sigma_a = check_lambda(lam), check_positive(sigma_a, "sigma_a")
+    N, m, R = check_count(N, "N", minimum=2), check_count(m, "m"), check_count(R, "R", minimum=2)
+    seed = check_count(seed, "seed", minimum=0)
+    if " at 0x" in repr(dre):
+        raise ValueError(
+            f"cannot cache results for {type(dre).__name__}: its repr {repr(dre)!r} holds a memory address, "
+            "not its settings; give it a __repr__ that lists its parameters, or use synthetic_statistics"
+        )
+    settings = dict(dataset=dataset, lam=lam, N=N, m=m, R=R, sigma_a=sigma_a, seed=seed, dre=repr(dre))
     variance = _check_variance(dataset, variance)
     if variance is not None:
         settings["variance"] = variance
@@ -309,17 +323,26 @@ def sweep(dataset, lams, dres, *, labels=None, N=400, m=400, R=250, sigma_a=0.1,
     return Sweep(lams, labels, results)
 
 
-def evaluate_on_grid(fn, extent, resolution=150):
-    """Evaluate ``fn`` (points (n, 2) -> values (n,)) on a regular grid over ``extent``.
+def grid(extent, resolution=150):
+    """A regular grid over ``extent = (x0, x1, y0, y1)``.
 
-    Returns ``xs``, ``ys`` and the (resolution, resolution) array ``Z[iy, ix] = fn((xs[ix], ys[iy]))``.
+    Returns ``xs``, ``ys`` and the (resolution**2, 2) array of grid points, row by row in y
+    (point ``iy * resolution + ix`` is ``(xs[ix], ys[iy])``).
     """
     resolution = check_count(resolution, "resolution", minimum=2)
     x0, x1, y0, y1 = extent
     xs, ys = np.linspace(x0, x1, resolution), np.linspace(y0, y1, resolution)
     gx, gy = np.meshgrid(xs, ys)
-    Z = np.asarray(fn(np.column_stack([gx.ravel(), gy.ravel()]))).reshape(resolution, resolution)
-    return xs, ys, Z
+    return xs, ys, np.column_stack([gx.ravel(), gy.ravel()])
+
+
+def evaluate_on_grid(fn, extent, resolution=150):
+    """Evaluate ``fn`` (points (n, 2) -> values (n,)) on a regular grid over ``extent``.
+
+    Returns ``xs``, ``ys`` and the (resolution, resolution) array ``Z[iy, ix] = fn((xs[ix], ys[iy]))``.
+    """
+    xs, ys, points = grid(extent, resolution)
+    return xs, ys, np.asarray(fn(points)).reshape(len(ys), len(xs))
 
 
 def setup(dataset, lam, *, N=400, sigma_a=0.1, seed=0, variance=None):
@@ -416,6 +439,7 @@ __all__ = [
     "cached_synthetic_statistics",
     "chapter_sweeps",
     "evaluate_on_grid",
+    "grid",
     "kbc_dres",
     "knn_dres",
     "setup",

@@ -36,7 +36,8 @@ class KDE:
 
     def fit(self, X):
         """Store the training set X (N, d). Returns self."""
-        self.X_ = check_points(X, "X")
+        self.X_ = check_points(X, "X").copy()  # the caller may change X later; the model must not
+        self.X_.flags.writeable = False
         self.n_samples_, self.dim_ = self.X_.shape
         self._sums = GaussianKernelSums([self.X_], self.bandwidth)
         return self

@@ -70,7 +70,15 @@ def psi(log_ratio, phi):
         return np.expm1(-0.5 * a) ** 2 * expit(a)
     if callable(phi):
         t = np.exp(lr)
-        return np.asarray(phi(t), dtype=float) / (1.0 + t)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            values = np.asarray(phi(t), dtype=float) / (1.0 + t)
+        if np.isnan(values).any():
+            bad = float(t[np.isnan(values)].flat[0]) if np.ndim(t) else float(t)
+            raise ValueError(
+                f"phi(t) gave NaN at t = {bad:g} (a ratio of 0 is possible, e.g. for kNN DREs); "
+                "define phi's limit there, e.g. lambda t: np.where(t > 0, t * np.log(t), 0.0)"
+            )
+        return values
     raise ValueError(f"phi must be one of {PHI_NAMES} or a callable phi(t); got {phi!r}")
 
 

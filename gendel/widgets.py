@@ -41,14 +41,14 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 
 from . import experiments
 from ._validation import check_count, check_lambda, check_positive
-from .data import EXTENT, check_dataset
+from .data import EXTENT, LABELS, check_dataset
 from .dre import ClassifierDRE, KernelClassifierDRE, KNNClassifierDRE
-from .experiments import QUESTIONS, STATISTICS
+from .experiments import QUESTIONS, STATISTICS, grid
 from .plotting.common import COLORS
-from .plotting.maps import ratio_heatmap, square_axes
+from .plotting.maps import RATIO_ZMAX, ratio_colorscale, ratio_heatmap, square_axes
 
 #: Choices of the panel's drop-downs and toggles: value -> label.
-DATASETS = {"mog8": "MoG-8", "ckb8": "CKB-8"}
+DATASETS = LABELS
 DRES = {"kbc": "KBC (σ_C)", "knn": "kNN (k)", "logreg": "logistic regression"}
 MAP_MODES = {"difference": "ρ̂_E − ρ̂", "log": "log ρ̂_E − log ρ̂"}
 STAT_LABELS = {"LR": "LR", "log": "ASC, φ = log t", "tlogt": "ASC, φ = t log t", "hellinger": "ASC, φ = (√t − 1)²"}
@@ -69,10 +69,6 @@ RANGES = {
 DEFAULTS = dict(dataset="mog8", lam=0.8, sigma_a=0.1, dre="kbc", sigma_c=0.1, k=10, seed=0, R=100,
                 map_mode="log", statistic="LR", live_ks=True)
 
-#: Upper end of the ratio colour bar (white at 1). Fixed, so a colour means the same ratio at every
-#: setting; every ratio drawn here is at most N / (N - N') <= 4/3 for lambda >= 0.5.
-RATIO_ZMAX = 2.0
-
 #: Width in pixels of the panel's figures in a live notebook (static snapshots fill their column).
 LIVE_WIDTH = 980
 
@@ -87,7 +83,8 @@ STAT_COLORS = {"LR": "#3B3B3B", "log": "#7B4F9D", "tlogt": "#B07CC6", "hellinger
 _SAMPLE_LABEL = {"H0": "Y_H0", "H1": "Y_H1", "D": "Y_D"}
 _RATIO_LABEL = {"exact": "ρ̂", "dre": "ρ̂_E"}
 
-_ERROR_SCALE = [[0.0, "#67001F"], [0.25, "#D6604D"], [0.5, "#F7F7F7"], [0.75, "#4393C3"], [1.0, "#053061"]]
+#: The error map's diverging scale on [-limit, limit], white at 0: the ratio scale on [0, 2].
+_ERROR_SCALE = ratio_colorscale(2.0)
 
 
 def make_dre(kind, *, sigma_c=0.1, k=10):
@@ -439,10 +436,7 @@ class ExplorerPanel:
 
     def _grid(self, dataset):
         if dataset not in self._grids:
-            x0, x1, y0, y1 = EXTENT[dataset]
-            xs, ys = np.linspace(x0, x1, self.resolution), np.linspace(y0, y1, self.resolution)
-            gx, gy = np.meshgrid(xs, ys)
-            self._grids[dataset] = (xs, ys, np.column_stack([gx.ravel(), gy.ravel()]))
+            self._grids[dataset] = grid(EXTENT[dataset], self.resolution)
         return self._grids[dataset]
 
     def _setup(self, key):

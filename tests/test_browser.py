@@ -139,7 +139,11 @@ def _move_slider(page, figure_id, index):
     page.mouse.move(x, y)
     page.mouse.down()
     page.mouse.up()
-    page.wait_for_timeout(300)
+    try:  # wait for the slider to arrive rather than for a fixed time
+        page.wait_for_function("([id, k, t]) => document.getElementById(id).layout.sliders[k].active === t",
+                               arg=[figure_id, index, target], timeout=10_000)
+    except Exception:
+        pass  # the caller reports a slider that did not move
     after = page.evaluate("([id, k]) => document.getElementById(id).layout.sliders[k].active", [figure_id, index])
     return target, after
 
@@ -164,7 +168,16 @@ def test_page_in_chromium(browser, server, page_name):
                     ".every(gd => gd.classList.contains('js-plotly-plot'))", timeout=30_000)
             except Exception:
                 pass  # reported below, figure by figure
-        page.wait_for_timeout(500)
+        # the figures are resized once the page has loaded (gendel.plotting.common.FIT_TO_COLUMN_JS):
+        # wait until every figure fits its column, or report the ones that do not below
+        try:
+            page.wait_for_function(
+                "() => Array.from(document.querySelectorAll('.js-plotly-plot')).every(gd =>"
+                " !gd._fullLayout || !gd.parentElement || gd.offsetParent === null"
+                " || gd._fullLayout.width <= gd.parentElement.clientWidth + 1)",
+                timeout=10_000)
+        except Exception:
+            pass  # reported below, figure by figure
         figures = page.evaluate(FIGURES_JS)
         not_rendered = [f for f in figures if not f["rendered"] or not f["traces"] or not f["points"]]
         too_wide = [f for f in figures if f["visible"] and f["rendered"] and f["width"] > f["column"] + 1]

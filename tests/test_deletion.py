@@ -15,6 +15,7 @@ from scipy import stats as sps
 from gendel.deletion import ApproximateDeletion
 from gendel.dre import ExactKDERatio, KernelClassifierDRE, KNNClassifierDRE
 from gendel.experiments import setup
+from gendel.models import KDE
 
 Z = 5.0
 FAMILY_LEVEL = 1e-2
@@ -136,7 +137,8 @@ def test_works_with_any_model_and_any_log_ratio_object():
 def test_bound_below_the_sup_is_reported():
     # With B = 1 < sup rho = 2 the proposals with 2y > 1 (half of them) exceed B.
     sampler = ApproximateDeletion(Uniform01(), LinearRatio(), bound=1.0)
-    sampler.sample(4000, rng=np.random.default_rng(8))
+    with pytest.warns(RuntimeWarning, match="exceeded B=1"):
+        sampler.sample(4000, rng=np.random.default_rng(8))
     n = sampler.n_proposals_
     assert abs(sampler.bound_exceeded_ - 0.5) < Z * math.sqrt(0.25 / n)
 
@@ -200,3 +202,17 @@ def test_alg1_on_ckb8_follows_the_retrained_kde():
     assert projection_pvalues(S, X[~deleted], 0.1).min() > FAMILY_LEVEL / len(ANGLES)
     assert projection_pvalues(S, X, 0.1).min() < FAMILY_LEVEL / len(ANGLES)
 
+
+
+def test_a_refitted_dre_with_a_larger_bound_is_refused():
+    # The sampler copies B when it is made; refitting the DRE to a larger deletion raises its
+    # bound N / (N - N'), and sampling with the old B would clip the ratio silently.
+    rng = np.random.default_rng(12)
+    X = rng.normal(size=(200, 2))
+    dre = KernelClassifierDRE(0.3).fit(X, np.arange(10))
+    p_hat = KDE(0.3).fit(X)
+    sampler = ApproximateDeletion(p_hat, dre)
+    sampler.sample(50, rng=rng)
+    dre.fit(X, np.arange(100))
+    with pytest.raises(ValueError, match="was it refit"):
+        sampler.sample(50, rng=rng)

@@ -245,3 +245,16 @@ def test_knn_ratio_at_points_surrounded_by_kept_points_equals_the_bound():
     X, deleted = mog8_setup()
     dre = KNNClassifierDRE(2).fit(X, deleted)
     assert dre.ratio(X[~deleted]).max() == pytest.approx(dre.ratio_bound_, rel=1e-14)
+
+
+def test_a_failed_refit_leaves_the_estimator_unfitted():
+    # k = 50 fits the first training set but not the second (20 points, 37 in the duplicated
+    # set): after the failed refit the old tree must not be used with the new sizes.
+    rng = np.random.default_rng(21)
+    X = rng.normal(size=(200, 2))
+    knn = KNNClassifierDRE(50).fit(X, np.arange(48))
+    knn.log_ratio(X[:5])
+    with pytest.raises(ValueError, match="exceeds"):
+        knn.fit(X[:20], np.arange(3))
+    with pytest.raises(ValueError, match="not fitted"):
+        knn.log_ratio(X[:5])

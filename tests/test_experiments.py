@@ -215,3 +215,34 @@ def test_mog8_variance_option_changes_the_data_and_is_refused_for_ckb8():
     assert r.settings["variance"] == 0.01
     with pytest.raises(ValueError, match="MoG-8 component variance"):
         synthetic_statistics("ckb8", 0.8, KNNClassifierDRE(5), variance=0.01, **SMALL)
+
+
+def test_cached_shared_arrays_are_read_only():
+    # The in-process cache hands the same X and deletion mask to every DRE of a sweep: a DRE
+    # that wrote into its input would corrupt all later runs, so the arrays are frozen.
+    X, deleted, *_ = experiments._shared("mog8", 0.5, 100, 20, 5, 0.1, 2)
+    assert not X.flags.writeable and not deleted.flags.writeable
+
+
+def test_cache_keys_are_validated_and_refuse_address_reprs(tmp_path, monkeypatch):
+    monkeypatch.setenv("GENDEL_CACHE_DIR", str(tmp_path))
+    r = cached_synthetic_statistics("mog8", 0.5, KNNClassifierDRE(5), N=np.int64(100), m=20, R=5, seed=np.int64(2))
+    assert r.settings["N"] == 100 and isinstance(r.settings["N"], int)
+
+    class Anonymous(KNNClassifierDRE):
+        __repr__ = object.__repr__
+
+    with pytest.raises(ValueError, match="memory address"):
+        cached_synthetic_statistics("mog8", 0.5, Anonymous(5), N=100, m=20, R=5)
+
+
+def test_exact_ratio_q2_is_calibrated_over_seeds():
+    # With the exact ratio, Y_D follows p_hat' exactly, so the Q2 comparison LR(Y_H1, rho_hat) vs
+    # LR(Y_D, rho_hat) compares two independent samples of one distribution: its two-sample KS
+    # p-values over independent seeds are Uniform(0, 1). A one-sample KS test of the 20 p-values
+    # at level 1e-3 fails only if the sampler (or the protocol) is biased.
+    pvalues = []
+    for seed in range(20):
+        r = synthetic_statistics("mog8", 0.5, KernelClassifierDRE(0.1), N=200, m=50, R=60, seed=seed)
+        pvalues.append(sps.ks_2samp(r.lr["H1", "exact"], r.lr["D", "exact"]).pvalue)
+    assert sps.kstest(pvalues, "uniform").pvalue > 1e-3

@@ -164,3 +164,15 @@ def test_translation_invariance(shift):
     # |y - x| / sigma^2 (about 1e3 here) in the log density.
     tol = 1e-9 + 1e3 * np.linalg.norm(t) * np.finfo(float).eps * 10
     np.testing.assert_allclose(a, b, rtol=0, atol=tol)
+
+
+def test_kde_is_not_changed_by_later_edits_of_the_training_array():
+    # log_prob and sample must describe the same model: the KDE keeps its own read-only copy.
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(50, 2))
+    kde = KDE(0.5).fit(X)
+    before = kde.log_prob(X[:5])
+    X += 100.0
+    np.testing.assert_allclose(kde.log_prob(X[:5] - 100.0), before, rtol=1e-12)  # X - 100 rounds
+    assert np.abs(kde.sample(200, rng=rng)).max() < 10
+    assert not kde.X_.flags.writeable

@@ -108,7 +108,7 @@ def test_lr_variance_matches_appendix_c1(kde_pair, repeats):
     # Var LR = (E_q[log^2 rho_hat] - (E_q log rho_hat)^2) / m with q the sampling distribution:
     # q = p_hat under H0 and q = p_hat' under H1.
     # Appendix C.1 also names these second moments D_{log^2}(p_hat || p_hat') (H0) and
-    # D_{log^2}(p_hat' || p_hat) (H1). With Def. 1, D_phi(mu || nu) = int nu phi(mu / nu), those are
+    # D_{log^2}(p_hat' || p_hat) (H1). With Def. 8, D_phi(mu || nu) = int nu phi(mu / nu), those are
     # E_{p_hat'} and E_{p_hat} of log^2 rho_hat: the arguments are swapped. The swapped (literal)
     # reading is rejected by the data.
     grid, m = kde_pair["grid"], repeats["m"]

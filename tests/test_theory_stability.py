@@ -68,7 +68,6 @@ def test_leave_one_out_ratios_match_refitting():
 
 def test_theorem_4_rc_implies_rs():
     run = ratio_stability_run(CircleModel(), 400, R=60, seed=4)
-    assert np.all(run.rs <= run.sup_log_1 + run.sup_log_2 + 1e-12)          # triangle inequality, per draw
     assert run.rs_epsilon(0.1) <= 2 * run.log_c(0.05)                       # the theorem at level 2 delta
 
 

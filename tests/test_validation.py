@@ -136,3 +136,21 @@ def test_bad_input_raises_a_helpful_error(name):
     message = str(info.value)
     for word in words:
         assert word in message, f"{name}: {word!r} not in {message!r}"
+
+
+def test_complex_points_are_refused():
+    X = np.random.default_rng(0).normal(size=(20, 2))
+    dre = KernelClassifierDRE(0.5).fit(X, np.arange(4))
+    with pytest.raises(TypeError, match="real-valued"):
+        dre.log_ratio(np.array([[0.1 + 5j, 0.2]]))
+
+
+def test_density_refuses_a_variance_for_ckb8():
+    with pytest.raises(ValueError, match="MoG-8 component variance"):
+        data.density("ckb8", np.zeros((1, 2)), 0.8, variance=0.01)
+
+
+def test_callable_phi_without_a_limit_at_zero_is_refused():
+    # t log t is NaN at t = 0 in floating point; a kNN ratio can be exactly 0.
+    with pytest.raises(ValueError, match="gave NaN"):
+        asc(np.zeros((1, 3)), np.array([[0.0, -np.inf, 0.0]]), lambda t: t * np.log(t))

@@ -2,9 +2,11 @@
 
 Submodules
 ----------
-common      colours, layout defaults and the renderer used in the executed book
+common      colours, layout defaults, Markdown tables and the renderer of the executed book
 maps        heatmaps of density ratios over the plane
-synthetic   the figures of the chapter on MoG-8 and CKB-8 (§5.1, Appendix D) and its grids
+framework   Alg. 1 at work and grids of ratio maps (chapters on §2 and §3.1)
+synthetic   the figures of the chapter on MoG-8 and CKB-8 (§5.1, Appendix D)
+theory      both-sides figures and verdict tables of the "Theory, checked" part
 """
 
 from .common import COLORS, configure_renderer, markdown_table

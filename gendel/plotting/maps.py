@@ -9,6 +9,9 @@ from ..data import EXTENT, check_dataset
 from ..experiments import evaluate_on_grid
 
 
+#: Upper end of the colour scale of the book's ratio maps: white at ratio 1, symmetric around it.
+RATIO_ZMAX = 2.0
+
 
 def ratio_colorscale(zmax):
     """Diverging colour scale on [0, zmax]: red below 1 (mass removed), white at 1, blue above 1."""

@@ -20,8 +20,9 @@ colour codes for maps), so they stay interactive in the static HTML of the book,
 kernel. Sample sets keep the paper's colours (``gendel.plotting.common.COLORS``).
 
 The chapter's grids (the settings every page of the chapter shares, so that the disk cache of
-:func:`gendel.experiments.sweep` serves all of them) are module constants, and
-:func:`chapter_sweeps` / :func:`variation_sweeps` run them:
+:func:`gendel.experiments.sweep` serves all of them) are constants of :mod:`gendel.experiments`,
+where :func:`~gendel.experiments.chapter_sweeps` / :func:`~gendel.experiments.variation_sweeps`
+run them:
 
 ========================  ==========================================================
 ``LAMBDAS``               lambda of every KBC sweep and every ratio map
@@ -39,20 +40,30 @@ import base64
 import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
+from scipy.special import kolmogi
 
-from ..data import EXTENT, check_dataset, density
+from ..data import EXTENT, LABELS, check_dataset, density
 from ..dre import KernelClassifierDRE, KNNClassifierDRE
 from ..experiments import (KNN_K, KNN_LAMBDAS, LAMBDAS, PAPER_SETTINGS, QUESTIONS, SIGMA_C, STATISTICS,
-                           evaluate_on_grid, setup)
+                           evaluate_on_grid, grid, setup)
 from .common import COLORS, LAMBDA_COLORS
-from .maps import ratio_colorscale
+from .maps import RATIO_ZMAX, ratio_colorscale
 
 # --------------------------------------------------------------------------------------------
 # The chapter's settings (the grids themselves live in gendel.experiments)
 
 N, M, R, SIGMA_A, SEED = (PAPER_SETTINGS[k] for k in ("N", "m", "R", "sigma_a", "seed"))
-#: Upper end of the colour scale of every ratio map: white at ratio 1, symmetric around it.
-RATIO_ZMAX = 2.0
+#: Critical value of the two-sample KS test at level 5 % with R = 250 values on each side,
+#: sqrt(2 / R) * K^{-1}(0.95) (K the Kolmogorov distribution): the yardstick of the chapter.
+KS_CRITICAL_5 = float(kolmogi(0.05) * np.sqrt(2.0 / R))
+
+
+def claim_verdict(passed, total):
+    """The verdict of a checked claim: "holds" (all cases pass), "partly" (some) or "does not hold"."""
+    if total <= 0:
+        raise ValueError("a claim needs at least one checked case")
+    return "holds" if passed == total else ("partly" if passed > 0 else "does not hold")
+
 #: The DREs of the ratio maps of Fig. 3 and its Appendix D extensions.
 MAP_DRES = {
     "KBC σ_C = 0.075": lambda: KernelClassifierDRE(0.075),
@@ -61,7 +72,7 @@ MAP_DRES = {
     "kNN k = 20": lambda: KNNClassifierDRE(20),
 }
 
-DATASET_LABELS = {"mog8": "MoG-8", "ckb8": "CKB-8"}
+DATASET_LABELS = LABELS
 STAT_LABELS = {"LR": "LR", "log": "ASC, φ(t) = log t", "tlogt": "ASC, φ(t) = t log t (KL)",
                "hellinger": "ASC, φ(t) = (√t − 1)² (Hellinger)"}
 STAT_SHORT = {"LR": "LR", "log": "ASC log", "tlogt": "ASC t log t", "hellinger": "ASC Hellinger"}
@@ -196,10 +207,7 @@ def _check_question(question, stat):
 
 
 def _grid(dataset, resolution):
-    x0, x1, y0, y1 = EXTENT[dataset]
-    xs, ys = np.linspace(x0, x1, resolution), np.linspace(y0, y1, resolution)
-    gx, gy = np.meshgrid(xs, ys)
-    return xs, ys, np.column_stack([gx.ravel(), gy.ravel()])
+    return grid(EXTENT[dataset], resolution)
 
 
 def _square(fig, dataset, rows, cols, *, skip=()):
@@ -312,10 +320,10 @@ def true_density_figure(dataset, lams=(0.9, 0.8, 0.7, 0.6, 0.5), *, resolution=1
 def _ratio_maps(dataset, lam, factories, resolution, N, sigma_a, seed):
     X, deleted, exact = setup(dataset, lam, N=N, sigma_a=sigma_a, seed=seed)
     extent = EXTENT[dataset]
+    xs, ys, _ = grid(extent, resolution)
     maps = [evaluate_on_grid(exact.log_ratio, extent, resolution)[2]]
     for make in factories:
         maps.append(evaluate_on_grid(make().fit(X, deleted).log_ratio, extent, resolution)[2])
-    xs, ys, _ = evaluate_on_grid(lambda p: np.zeros(len(p)), extent, resolution)
     return xs, ys, [np.exp(m) for m in maps], exact.ratio_bound_
 
 
@@ -459,7 +467,7 @@ def ks_curve_figure(kbc_sweep, question, stat="LR", *, initial_sigma=None, refer
     question : {"Q1", "Q2", "Q3"}
     stat : {"LR", "log", "tlogt", "hellinger"}
     initial_sigma : float, optional
-        The sigma_C shown first (default: the largest sigma_C below sigma_A, e.g. 0.075).
+        The sigma_C shown first (default: the largest sigma_C of the sweep below sigma_A).
     reference : float, optional
         A KS value drawn as a dashed horizontal line, e.g. the critical value of the
         two-sample KS test at level 5 %.

@@ -64,24 +64,6 @@ def axes(fig, *, x, y, log_x=False, log_y=False, row=None, col=None):
     return fig
 
 
-def exceedance_panel(fig, deltas, frequencies, *, colours=PALETTE, row=None, col=None, showlegend=True,
-                     tolerance=None):
-    """Empirical frequencies of "the bound at level delta is exceeded" against delta, with the line y = delta.
-
-    ``frequencies`` maps a name to an array over ``deltas``. ``tolerance``, if given, is the
-    largest frequency consistent with probability delta in the number of repeats (a dotted line).
-    """
-    deltas = np.asarray(deltas, dtype=float)
-    add_bound(fig, deltas, deltas, name="bound: probability δ", colour="#000000", dash="dash", row=row, col=col,
-              showlegend=showlegend)
-    if tolerance is not None:
-        add_bound(fig, deltas, tolerance, name="largest frequency consistent with δ", colour="#777777", dash="dot",
-                  row=row, col=col, showlegend=showlegend)
-    for (name, freq), colour in zip(frequencies.items(), colours):
-        add_measured(fig, deltas, freq, name=name, colour=colour, row=row, col=col, showlegend=showlegend)
-    return fig
-
-
 class Table:
     """A small HTML table for verdicts (claim, our numbers, holds / does not hold).
 
@@ -135,4 +117,4 @@ def verdict(holds):
     return "holds" if bool(holds) else "does not hold"
 
 
-__all__ = ["PALETTE", "Table", "add_bound", "add_measured", "axes", "exceedance_panel", "figure", "verdict"]
+__all__ = ["PALETTE", "Table", "add_bound", "add_measured", "axes", "figure", "verdict"]
