@@ -8,7 +8,7 @@ from gendel import data, dre, experiments
 from gendel.plotting.framework import (
     SECTOR_LABELS,
     mog8_sector,
-    ratio_maps_figure,
+    ratio_map_grid_figure,
     rejection_sampling_figure,
     sector_proportions,
 )
@@ -110,7 +110,7 @@ def test_ratio_maps_figure_shares_one_colour_scale(mog8_setup):
     knn = dre.KNNClassifierDRE(5).fit(X, deleted)
     maps = [("exact", *ratio_grid(exact, "mog8", 20)), ("knn", *ratio_grid(knn, "mog8", 20)),
             ("exact again", *ratio_grid(exact, "mog8", 20))]
-    fig = ratio_maps_figure(maps, "mog8", cols=2, title="Fig. 3")
+    fig = ratio_map_grid_figure(maps, "mog8", cols=2, title="Fig. 3")
     heat = [t for t in fig.data if isinstance(t, go.Heatmap)]
     assert len(heat) == 3
     assert [t.showscale for t in heat] == [True, False, False]
@@ -128,12 +128,12 @@ def test_ratio_maps_figure_shares_one_colour_scale(mog8_setup):
 
 def test_ratio_maps_figure_validates():
     with pytest.raises(ValueError, match="at least one"):
-        ratio_maps_figure([], "mog8")
+        ratio_map_grid_figure([], "mog8")
     xs = np.linspace(0, 1, 3)
     with pytest.raises(ValueError, match="cols"):
-        ratio_maps_figure([("a", xs, xs, np.ones((3, 3)))], "mog8", cols=0)
+        ratio_map_grid_figure([("a", xs, xs, np.ones((3, 3)))], "mog8", cols=0)
     with pytest.raises(ValueError, match="dataset"):
-        ratio_maps_figure([("a", xs, xs, np.ones((3, 3)))], "mog9")
+        ratio_map_grid_figure([("a", xs, xs, np.ones((3, 3)))], "mog9")
 
 
 # --- tables ------------------------------------------------------------------------------------

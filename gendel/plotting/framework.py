@@ -4,7 +4,7 @@
   direction they are nearest to, the natural coarse view of a deletion that re-weights clusters.
 - :func:`rejection_sampling_figure` shows the data (X' and X \\ X'), the proposals of Alg. 1
   (accepted or rejected) and the sector proportions of several samplers side by side.
-- :func:`ratio_maps_figure` puts several ratio maps (rho_hat, rho_hat_E of various DREs) in a grid
+- :func:`ratio_map_grid_figure` puts several ratio maps (rho_hat, rho_hat_E of various DREs) in a grid
   with one shared colour bar, in the style of :mod:`gendel.plotting.maps`.
 """
 
@@ -121,7 +121,7 @@ def rejection_sampling_figure(X, deleted, proposals, accepted, proportions, *, d
     return fig
 
 
-def ratio_maps_figure(maps, dataset, *, cols=3, zmax=None, title=None, panel_size=330):
+def ratio_map_grid_figure(maps, dataset, *, cols=3, zmax=None, title=None, panel_size=330):
     """A grid of ratio heatmaps with one shared colour bar (white at ratio 1).
 
     Parameters
@@ -164,5 +164,5 @@ def ratio_maps_figure(maps, dataset, *, cols=3, zmax=None, title=None, panel_siz
     return fig
 
 
-__all__ = ["SECTOR_LABELS", "mog8_sector", "ratio_maps_figure", "rejection_sampling_figure",
+__all__ = ["SECTOR_LABELS", "mog8_sector", "ratio_map_grid_figure", "rejection_sampling_figure",
            "sector_proportions"]
