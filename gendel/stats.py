@@ -108,9 +108,15 @@ def asc(log_ratio_Yhat, log_ratio_Y, phi):
     return psi(a, phi).mean(axis=-1) + psi(b, phi).mean(axis=-1)
 
 
+def _sqdist(A, B):
+    """Squared distances between the rows of A (..., m, d) and B (..., n, d): shape (..., m, n)."""
+    d2 = (A * A).sum(-1)[..., :, None] + (B * B).sum(-1)[..., None, :] - 2.0 * A @ np.swapaxes(B, -1, -2)
+    return np.maximum(d2, 0.0)
+
+
 def _rbf_gram(A, B, bandwidth):
-    d2 = (A * A).sum(1)[:, None] + (B * B).sum(1)[None, :] - 2.0 * A @ B.T
-    return np.exp(-np.maximum(d2, 0.0) / (2.0 * bandwidth**2))
+    """RBF Gram matrix exp(-||a - b||^2 / (2 bandwidth^2)), batched over leading axes like :func:`_sqdist`."""
+    return np.exp(-_sqdist(A, B) / (2.0 * bandwidth**2))
 
 
 def mmd2_unbiased(Y, Yhat, bandwidth=1.0):
