@@ -44,14 +44,13 @@ from ._validation import check_count, check_lambda, check_positive
 from .data import EXTENT, LABELS, check_dataset
 from .dre import ClassifierDRE, KernelClassifierDRE, KNNClassifierDRE
 from .experiments import QUESTIONS, STATISTICS, grid
-from .plotting.common import COLORS
+from .plotting.common import COLORS, STAT_COLORS, STAT_LABELS, STAT_SHORT
 from .plotting.maps import RATIO_ZMAX, ratio_colorscale, ratio_heatmap, square_axes
 
 #: Choices of the panel's drop-downs and toggles: value -> label.
 DATASETS = LABELS
 DRES = {"kbc": "KBC (σ_C)", "knn": "kNN (k)", "logreg": "logistic regression"}
 MAP_MODES = {"difference": "ρ̂_E − ρ̂", "log": "log ρ̂_E − log ρ̂"}
-STAT_LABELS = {"LR": "LR", "log": "ASC, φ = log t", "tlogt": "ASC, φ = t log t", "hellinger": "ASC, φ = (√t − 1)²"}
 R_CHOICES = (25, 50, 100, 250)
 
 #: Ranges of the sliders (min, max, step). Values set through :meth:`ExplorerPanel.set` must lie
@@ -75,8 +74,6 @@ LIVE_WIDTH = 980
 #: Colour-bar limits of the error map, per mode: differences outside are drawn at the ends.
 ERROR_LIMITS = {"difference": 0.5, "log": 1.5}
 
-#: Colours of the KS bars, one per statistic.
-STAT_COLORS = {"LR": "#3B3B3B", "log": "#7B4F9D", "tlogt": "#B07CC6", "hellinger": "#DCC2E8"}
 
 #: The five (sample, ratio) distributions the three questions compare (experiments.KEYS),
 #: drawn in the paper's colours; rho_hat_E is hatched.
@@ -374,6 +371,9 @@ class ExplorerPanel:
                                   hovertemplate="x=%{x:.2f}<br>y=%{y:.2f}<br>error=%{z:.3f}<extra></extra>"),
                        row=1, col=3)
         maps.data[1].colorbar.update(x=maps.layout.xaxis2.domain[1] + 0.005, xanchor="left")
+        # The ratio colour bar sits in the gap before the error map: its y ticks would collide with the
+        # bar's, and the window is that of the other two maps.
+        maps.update_yaxes(showticklabels=False, row=1, col=3)
         maps.update_layout(template="plotly_white", width=LIVE_WIDTH, height=400, margin=dict(l=50, r=30, t=100, b=45),
                            title=dict(text="Ratio maps", font_size=14))
         self.maps_figure = go.FigureWidget(maps)
@@ -386,9 +386,9 @@ class ExplorerPanel:
         width = 0.8 / len(STATISTICS)
         for i, stat in enumerate(STATISTICS):
             stats.add_bar(x=list(range(len(QUESTIONS))), y=[0.0] * len(QUESTIONS), offset=-0.4 + i * width,
-                          width=width, name=STAT_LABELS[stat], marker_color=STAT_COLORS[stat], legend="legend",
+                          width=width, name=STAT_SHORT[stat], marker_color=STAT_COLORS[stat], legend="legend",
                           customdata=list(QUESTIONS),
-                          hovertemplate="%{customdata}: KS = %{y:.3f}<extra>" + STAT_LABELS[stat] + "</extra>",
+                          hovertemplate="%{customdata}: KS = %{y:.3f}<extra>" + STAT_SHORT[stat] + "</extra>",
                           row=1, col=1)
         stats.update_xaxes(tickvals=list(range(len(QUESTIONS))), ticktext=list(QUESTIONS), range=[-0.5, 2.5],
                            title_text="question", row=1, col=1)
@@ -631,8 +631,8 @@ def precomputed_ks_figure(sigma_cs, *, dataset="mog8", lam=0.8, sigma_a=0.1, see
     start = int(np.argmin(np.abs(np.asarray(sigma_cs) - sigma_a)))
     fig = go.Figure()
     for stat in STATISTICS:
-        fig.add_bar(x=list(QUESTIONS), y=ks[start][stat], name=STAT_LABELS[stat], marker_color=STAT_COLORS[stat],
-                    hovertemplate="%{x}: KS = %{y:.3f}<extra>" + STAT_LABELS[stat] + "</extra>")
+        fig.add_bar(x=list(QUESTIONS), y=ks[start][stat], name=STAT_SHORT[stat], marker_color=STAT_COLORS[stat],
+                    hovertemplate="%{x}: KS = %{y:.3f}<extra>" + STAT_SHORT[stat] + "</extra>")
     steps = [
         dict(method="restyle", label=f"{sigma_c:.3f}",
              args=[{"y": [ks[i][stat] for stat in STATISTICS]}, list(range(len(STATISTICS)))])

@@ -19,6 +19,13 @@ COLORS = {
 }
 
 #: A colour per lambda value of the experiments, light to dark.
+#: Names of the deletion-test statistics (keys as in :data:`gendel.experiments.STATISTICS`): in
+#: full for titles and menus, short for legends and axes, and one colour each.
+STAT_LABELS = {"LR": "LR", "log": "ASC, φ(t) = log t", "tlogt": "ASC, φ(t) = t log t (KL)",
+               "hellinger": "ASC, φ(t) = (√t − 1)² (Hellinger)"}
+STAT_SHORT = {"LR": "LR", "log": "ASC log", "tlogt": "ASC t log t", "hellinger": "ASC Hellinger"}
+STAT_COLORS = {"LR": "#3B3B3B", "log": "#7B4F9D", "tlogt": "#B07CC6", "hellinger": "#DCC2E8"}
+
 LAMBDA_COLORS = {0.5: "#440154", 0.6: "#3B528B", 0.7: "#21908C", 0.8: "#5DC863", 0.9: "#C7B200"}
 
 #: Plotly config of every figure: no logo, static image export in the mode bar.

@@ -49,20 +49,24 @@ def ratio_heatmap(xs, ys, ratio, *, zmax, showscale=True, name="ratio", colorbar
 
 
 def square_axes(fig, dataset, rows=1, cols=1):
-    """Equal aspect ratio and the data set's window on every subplot of ``fig``."""
+    """Equal aspect ratio and the data set's window on every subplot of ``fig``; x₂ labels column 1 only.
+
+    ``fig`` is a ``make_subplots`` figure with ``rows`` x ``cols`` cells (cells without axes, such
+    as an empty slot of the grid, are left alone) or a single-axes figure (``rows = cols = 1``).
+    """
     x0, x1, y0, y1 = EXTENT[check_dataset(dataset)]
     for r in range(1, rows + 1):
         for c in range(1, cols + 1):
-            fig.update_xaxes(range=[x0, x1], constrain="domain", row=r, col=c, title_text="x₁")
-            fig.update_yaxes(range=[y0, y1], scaleanchor=_axis_name(fig, r, c, "x"), scaleratio=1,
-                             constrain="domain", row=r, col=c, title_text="x₂" if c == 1 else None)
+            try:
+                sub = fig.get_subplot(r, c)
+            except Exception:  # a figure made without make_subplots
+                sub, anchor = None, "x"
+            else:
+                if sub is None:
+                    continue
+                anchor = sub.yaxis.anchor
+            cell = dict(row=r, col=c) if sub is not None else {}
+            fig.update_xaxes(range=[x0, x1], constrain="domain", title_text="x₁", title_standoff=2, **cell)
+            fig.update_yaxes(range=[y0, y1], constrain="domain", scaleanchor=anchor, scaleratio=1,
+                             title_text="x₂" if c == 1 else None, title_standoff=2, **cell)
     return fig
-
-
-def _axis_name(fig, row, col, axis):
-    try:
-        ref = fig.get_subplot(row, col)
-        anchor = ref.yaxis.anchor if axis == "x" else ref.xaxis.anchor
-        return anchor
-    except Exception:  # a figure made without make_subplots
-        return axis

@@ -46,8 +46,8 @@ from ..data import EXTENT, LABELS, check_dataset, density
 from ..dre import KernelClassifierDRE, KNNClassifierDRE
 from ..experiments import (KNN_K, KNN_LAMBDAS, LAMBDAS, PAPER_SETTINGS, QUESTIONS, SIGMA_C, STATISTICS,
                            evaluate_on_grid, grid, setup)
-from .common import COLORS, LAMBDA_COLORS
-from .maps import RATIO_ZMAX, ratio_colorscale
+from .common import COLORS, LAMBDA_COLORS, STAT_LABELS, STAT_SHORT
+from .maps import RATIO_ZMAX, ratio_colorscale, square_axes
 
 # --------------------------------------------------------------------------------------------
 # The chapter's settings (the grids themselves live in gendel.experiments)
@@ -73,9 +73,6 @@ MAP_DRES = {
 }
 
 DATASET_LABELS = LABELS
-STAT_LABELS = {"LR": "LR", "log": "ASC, φ(t) = log t", "tlogt": "ASC, φ(t) = t log t (KL)",
-               "hellinger": "ASC, φ(t) = (√t − 1)² (Hellinger)"}
-STAT_SHORT = {"LR": "LR", "log": "ASC log", "tlogt": "ASC t log t", "hellinger": "ASC Hellinger"}
 FAMILY_LABELS = {"kbc": "KBC", "knn": "kNN"}
 
 _SAMPLE_NAMES = {"H0": "Y<sub>H0</sub>", "H1": "Y<sub>H1</sub>", "D": "Y<sub>D</sub>"}
@@ -210,22 +207,6 @@ def _grid(dataset, resolution):
     return grid(EXTENT[dataset], resolution)
 
 
-def _square(fig, dataset, rows, cols, *, skip=()):
-    x0, x1, y0, y1 = EXTENT[dataset]
-    for r in range(1, rows + 1):
-        for c in range(1, cols + 1):
-            if (r, c) in skip:
-                continue
-            sub = fig.get_subplot(r, c)
-            if sub is None:
-                continue
-            fig.update_xaxes(range=[x0, x1], constrain="domain", title_text="x₁", title_standoff=2,
-                             row=r, col=c)
-            fig.update_yaxes(range=[y0, y1], constrain="domain", scaleanchor=sub.yaxis.anchor, scaleratio=1,
-                             title_text="x₂", title_standoff=2, row=r, col=c)
-    return fig
-
-
 def setup_figure(dataset, lam=0.8, *, N=N, sigma_a=SIGMA_A, seed=SEED, variance=None, resolution=120):
     """Fig. 2 (MoG-8) / its Appendix D.2 twin (CKB-8): the experimental setup at one lambda.
 
@@ -278,7 +259,7 @@ def setup_figure(dataset, lam=0.8, *, N=N, sigma_a=SIGMA_A, seed=SEED, variance=
         height=680, margin=dict(l=50, r=90, t=90, b=40),
         legend=dict(orientation="h", x=1.0, xanchor="right", y=-0.08, yanchor="top"),
     )
-    return _square(fig, dataset, 2, 3)
+    return square_axes(fig, dataset, 2, 3)
 
 
 def true_density_figure(dataset, lams=(0.9, 0.8, 0.7, 0.6, 0.5), *, resolution=100):
@@ -310,7 +291,7 @@ def true_density_figure(dataset, lams=(0.9, 0.8, 0.7, 0.6, 0.5), *, resolution=1
         height=250 * rows + 100, margin=dict(l=50, r=60, t=90, b=40),
     )
     fig.update_annotations(font_size=13)
-    return _square(fig, dataset, rows, cols)
+    return square_axes(fig, dataset, rows, cols)
 
 
 # --------------------------------------------------------------------------------------------
@@ -380,7 +361,7 @@ def ratio_maps_figure(dataset, *, lams=LAMBDAS, dres=None, initial_lam=0.6, N=N,
         height=230 * rows + 180, margin=dict(l=50, r=60, t=80, b=20),
     )
     fig.update_annotations(font_size=13)
-    return _square(fig, dataset, rows, cols)
+    return square_axes(fig, dataset, rows, cols)
 
 
 def bandwidth_maps_figure(dataset, *, lams=LAMBDAS, sigmas=SIGMA_C, initial_sigma=0.075, N=N, sigma_a=SIGMA_A,
@@ -422,7 +403,7 @@ def bandwidth_maps_figure(dataset, *, lams=LAMBDAS, sigmas=SIGMA_C, initial_sigm
         height=520, margin=dict(l=50, r=60, t=80, b=20),
     )
     fig.update_annotations(font_size=12)
-    return _square(fig, dataset, 2, n)
+    return square_axes(fig, dataset, 2, n)
 
 
 # --------------------------------------------------------------------------------------------
