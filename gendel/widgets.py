@@ -371,8 +371,8 @@ class ExplorerPanel:
                                   hovertemplate="x=%{x:.2f}<br>y=%{y:.2f}<br>error=%{z:.3f}<extra></extra>"),
                        row=1, col=3)
         maps.data[1].colorbar.update(x=maps.layout.xaxis2.domain[1] + 0.005, xanchor="left")
-        # The ratio colour bar sits in the gap before the error map: its y ticks would collide with the
-        # bar's, and the window is that of the other two maps.
+        # The ratio colour bar sits in the gap before the error map: its y ticks and title would collide
+        # with the bar's, and the window is that of the other two maps.
         maps.update_yaxes(showticklabels=False, row=1, col=3)
         maps.update_layout(template="plotly_white", width=LIVE_WIDTH, height=400, margin=dict(l=50, r=30, t=100, b=45),
                            title=dict(text="Ratio maps", font_size=14))
@@ -559,7 +559,7 @@ class ExplorerPanel:
                 annotation.update(text=text, font_size=13)
             fig.layout.title.text = (f"Ratio maps as in Fig. 3<br><sup>{self._setting_text(s)} · N = {self.N}, "
                                      f"{n} × {n} grid</sup>")
-            square_axes(fig, s["dataset"], rows=1, cols=3)
+            square_axes(fig, s["dataset"], rows=1, cols=3, y_title_cols=(1, 2))
         self.map_error_ = mean_err
 
     def _draw_ks(self, s, result):

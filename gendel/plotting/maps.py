@@ -48,8 +48,11 @@ def ratio_heatmap(xs, ys, ratio, *, zmax, showscale=True, name="ratio", colorbar
     )
 
 
-def square_axes(fig, dataset, rows=1, cols=1):
-    """Equal aspect ratio and the data set's window on every subplot of ``fig``; x₂ labels column 1 only.
+def square_axes(fig, dataset, rows=1, cols=1, *, y_title_cols=None):
+    """Equal aspect ratio, the data set's window and the titles x₁, x₂ on every subplot of ``fig``.
+
+    ``y_title_cols`` restricts the x₂ title to these columns (default: all), for figures where a
+    colour bar sits in the gap before a column.
 
     ``fig`` is a ``make_subplots`` figure with ``rows`` x ``cols`` cells (cells without axes, such
     as an empty slot of the grid, are left alone) or a single-axes figure (``rows = cols = 1``).
@@ -68,5 +71,6 @@ def square_axes(fig, dataset, rows=1, cols=1):
             cell = dict(row=r, col=c) if sub is not None else {}
             fig.update_xaxes(range=[x0, x1], constrain="domain", title_text="x₁", title_standoff=2, **cell)
             fig.update_yaxes(range=[y0, y1], constrain="domain", scaleanchor=anchor, scaleratio=1,
-                             title_text="x₂" if c == 1 else None, title_standoff=2, **cell)
+                             title_text="x₂" if y_title_cols is None or c in y_title_cols else None,
+                             title_standoff=2, **cell)
     return fig
