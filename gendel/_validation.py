@@ -107,6 +107,12 @@ def check_deletion(deleted, n):
         if arr.size and (arr.min() < 0 or arr.max() >= n):
             raise ValueError(f"deletion indices must lie in [0, {n - 1}]: X' must be a subset of X")
         if np.unique(arr).size != arr.size:
+            if arr.shape == (n,) and np.isin(arr, (0, 1)).all():
+                raise ValueError(
+                    f"deleted looks like a 0/1 mask stored as integers (length {n}, values 0 and 1), but "
+                    "integer arrays are read as row indices; pass a boolean mask (deleted.astype(bool)) "
+                    "or the indices (np.flatnonzero(deleted))"
+                )
             raise ValueError("deletion indices contain duplicates: list each deleted row once")
         mask = np.zeros(n, dtype=bool)
         mask[arr] = True

@@ -17,6 +17,10 @@ from ._validation import check_count, check_fitted, check_positive, check_rng
 from .dre import DensityRatioEstimator
 
 
+#: The largest default number of proposals of one :meth:`ApproximateDeletion.sample` call.
+MAX_DEFAULT_PROPOSALS = 10_000_000
+
+
 class ApproximateDeletion:
     """Sampler for the approximated model rho_hat_E * p_hat (Alg. 1).
 
@@ -32,7 +36,9 @@ class ApproximateDeletion:
         known bound is refused: samples would no longer follow rho_hat_E * p_hat.
     max_proposals : int, optional
         Give up (``RuntimeError``) after this many proposals in one call to :meth:`sample`.
-        Defaults to ``max(100_000, 1000 * m * B)``.
+        Defaults to ``max(100_000, 1000 * m * B)``, at most ``MAX_DEFAULT_PROPOSALS`` (10^7);
+        without it, a call whose expected number of proposals m * B (acceptance rate
+        E[rho_hat_E] / B = 1 / B for a normalised ratio) exceeds 10^7 is refused up front.
 
     Attributes
     ----------
@@ -74,6 +80,12 @@ class ApproximateDeletion:
         self.bound = bound
         self.max_proposals = max_proposals
 
+    def __getattr__(self, name):
+        # Called only for attributes not set yet: the ones that sample() sets get a clear message.
+        if name in ("acceptance_rate_", "n_proposals_", "bound_exceeded_"):
+            raise AttributeError(f"{name} is set by sample(): call sample(m, rng=...) first")
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
     def sample(self, m, *, rng):
         """Draw ``m`` points from the approximated model by rejection sampling (Alg. 1).
 
@@ -89,7 +101,13 @@ class ApproximateDeletion:
                 "create a new ApproximateDeletion for the refitted DRE"
             )
         log_bound = math.log(self.bound)
-        limit = self.max_proposals or int(max(100_000, 1000 * m * self.bound))
+        if self.max_proposals is None and m * self.bound > MAX_DEFAULT_PROPOSALS:
+            raise ValueError(
+                f"m={m} samples with B={self.bound:g} need about m * B = {m * self.bound:.3g} proposals "
+                f"(the acceptance rate of a normalised ratio is 1/B), more than the default limit "
+                f"{MAX_DEFAULT_PROPOSALS:.0e}. Use a tighter bound B, or pass max_proposals=... to try anyway"
+            )
+        limit = self.max_proposals or int(min(max(100_000, 1000 * m * self.bound), MAX_DEFAULT_PROPOSALS))
         accepted, proposed, exceeded, n_acc = [], 0, 0, 0
         rate = 1.0 / self.bound  # the rate when rho_hat_E is normalised under p_hat
         while n_acc < m:

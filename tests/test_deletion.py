@@ -165,8 +165,17 @@ def test_dre_near_zero_everywhere_stops_after_max_proposals(max_proposals):
     sampler = ApproximateDeletion(model, NearlyZero(), bound=1.0, max_proposals=max_proposals)
     with pytest.raises(RuntimeError, match="proposals"):
         sampler.sample(10, rng=np.random.default_rng(10))
-    limit = max_proposals or 100_000  # the default: max(100 000, 1000 m B)
+    limit = max_proposals or 100_000  # the default: max(100 000, 1000 m B), at most 10^7
     assert 0 < model.drawn <= limit
+
+
+def test_huge_bound_with_an_explicit_limit_stops_there(mog8_deletion):
+    # B = 1e12 would need ~1e13 proposals: refused up front by default (test_validation), and
+    # with max_proposals given the sampler stops at that limit instead of running for years.
+    X, deleted, exact = mog8_deletion
+    sampler = ApproximateDeletion(exact.pretrained_, exact, bound=1e12, max_proposals=20_000)
+    with pytest.raises(RuntimeError, match="20000 proposals"):
+        sampler.sample(10, rng=np.random.default_rng(11))
 
 
 def test_without_a_known_bound_b_is_required():

@@ -70,6 +70,7 @@ CASES = {
     "index out of range": (lambda: ExactKDERatio(0.1).fit(X, np.array([0, 40])), ValueError, ["subset"]),
     "negative index": (lambda: ExactKDERatio(0.1).fit(X, np.array([-1])), ValueError, ["subset"]),
     "duplicate index": (lambda: ExactKDERatio(0.1).fit(X, np.array([1, 1])), ValueError, ["duplicates"]),
+    "0/1 integer mask": (lambda: ExactKDERatio(0.1).fit(X, MASK.astype(int)), ValueError, ["0/1 mask", "astype(bool)"]),
     "float mask": (lambda: ExactKDERatio(0.1).fit(X, MASK.astype(float)), TypeError, ["boolean mask", "indices"]),
     "2-D index array": (lambda: ExactKDERatio(0.1).fit(X, np.array([[1, 2]])), ValueError, ["1-D"]),
     # ---- DREs used wrongly
@@ -101,6 +102,10 @@ CASES = {
     "unfitted dre": (lambda: ApproximateDeletion(fitted_kde(), KernelClassifierDRE(0.1)), ValueError, ["not fitted"]),
     "cannot accept": (lambda: ApproximateDeletion(fitted_kde(), ZeroRatio(), bound=1.0, max_proposals=1000).sample(5, rng=0),
                       RuntimeError, ["1000 proposals", "0 of 5", "check the DRE and the bound"]),
+    "B too large for the default limit": (lambda: ApproximateDeletion(fitted_kde(), fitted_dre(), bound=1e12).sample(10, rng=0),
+                                          ValueError, ["m * B", "tighter bound", "max_proposals="]),
+    "acceptance rate before sampling": (lambda: ApproximateDeletion(fitted_kde(), fitted_dre()).acceptance_rate_,
+                                        AttributeError, ["set by sample()", "first"]),
     "sample zero points": (lambda: ApproximateDeletion(fitted_kde(), fitted_dre()).sample(0, rng=0), ValueError, ["at least 1"]),
     # ---- statistics
     "LR of NaN": (lambda: likelihood_ratio(np.array([0.0, np.nan])), ValueError, ["NaN", "+inf"]),
