@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+import scipy.stats as sps
 
 from gendel.experiments import setup
 from gendel.stats import mmd2_unbiased
@@ -78,6 +79,25 @@ def test_hoeffding_variance_and_the_two_sigma_expressions(mog):
         assert abs(v.value - t.variance(m)) <= Z * v.se + Z * 4 * (m - 2) / (m * (m - 1)) * t.zeta1.se \
             + Z * 2 / (m * (m - 1)) * t.zeta2.se
         assert abs(u.mean() - t.mmd2) <= Z * np.sqrt(v.value / R)
+
+
+def test_asymptotic_normality_under_h1(mog):
+    # sqrt(m) (MMD_u^2 - MMD^2) -> N(0, sigma_u^2), sigma_u^2 = 4 zeta_1. At finite m its variance is
+    # m x the Hoeffding variance, which tends to sigma_u^2 at rate 1/m; the shape must be normal.
+    _, _, exact = mog
+    terms = mmd.mmd_variance_terms(exact.retrained_, exact.pretrained_, 30_000, rng=np.random.default_rng(7),
+                                   kernel_bandwidth=0.25)
+    m, R = 400, 200
+    S = sample_sets(exact, m, R, rng=np.random.default_rng(8))
+    _, u = mmd.mmd2_estimates(S["H1"], S["Yhat"], 0.25)
+    z = np.sqrt(m) * (u - terms.mmd2) / np.sqrt(m * terms.variance(m))
+    assert sps.kstest(z, "norm").pvalue > 1e-3                       # normal, with the finite-m variance
+    z_printed = np.sqrt(m) * (u - terms.mmd2) / np.sqrt(terms.paper_sigma_u2.value)
+    assert sps.kstest(z_printed, "norm").pvalue < 1e-3               # the check has power: printed sigma_u^2 fails
+    # the finite-m variance approaches the limit: m Var = sigma_u^2 + 2 (zeta_2 - 2 zeta_1) / (m - 1)
+    excess = [m_ * terms.variance(m_) - terms.sigma_u2.value for m_ in (100, 400, 1600, 6400)]
+    assert all(a > b > 0 for a, b in zip(excess, excess[1:]))
+    assert excess[-1] < 0.05 * terms.sigma_u2.value
 
 
 def test_concentration_bound(mog):
