@@ -409,9 +409,12 @@ class ExplorerPanel:
             stats.update_yaxes(title_text="repeats" if col == 2 else None, row=1, col=col)
             stats.update_xaxes(nticks=4, row=1, col=col)
         stats.update_layout(
-            template="plotly_white", barmode="overlay", bargap=0, width=LIVE_WIDTH, height=540,
-            margin=dict(l=50, r=20, t=125, b=165),
-            title=dict(text="KS statistics and the distributions behind them", font_size=14),
+            template="plotly_white", barmode="overlay", bargap=0, width=LIVE_WIDTH, height=555,
+            # The title (three lines once drawn) hangs from the top of the figure, under the mode
+            # bar and clear of the two-line subplot titles above the panels.
+            margin=dict(l=50, r=20, t=140, b=165),
+            title=dict(text="KS statistics and the distributions behind them", font_size=14, y=1.0, yref="container",
+                       yanchor="top", pad=dict(t=24)),
             # Two vertical legends under the panels: horizontal ones would widen the right margin
             # instead of wrapping on narrow pages.
             legend=dict(orientation="v", x=0.0, xanchor="left", y=-0.19, yanchor="top", font_size=11),

@@ -50,11 +50,12 @@ def sector_proportions(Y):
     return np.bincount(mog8_sector(Y), minlength=8) / len(Y)
 
 
-def _scatter(points, name, color, *, symbol="circle", size=5, opacity=0.8, showlegend=True, legendgroup=None):
+def _scatter(points, name, color, *, symbol="circle", size=5, opacity=0.8, showlegend=True, legendgroup=None,
+             zorder=0):
     return go.Scatter(
         x=points[:, 0], y=points[:, 1], mode="markers", name=name, showlegend=showlegend,
         legendgroup=legendgroup, marker=dict(color=color, size=size, symbol=symbol, opacity=opacity),
-        hovertemplate="x₁=%{x:.2f}<br>x₂=%{y:.2f}<extra>" + name + "</extra>",
+        hovertemplate="x₁=%{x:.2f}<br>x₂=%{y:.2f}<extra>" + name + "</extra>", zorder=zorder,
     )
 
 
@@ -101,9 +102,12 @@ def rejection_sampling_figure(X, deleted, proposals, accepted, proportions, *, d
     )
     fig.add_trace(_scatter(X[~deleted], "X ∖ X′ (kept)", COLORS["kept"], size=4), row=1, col=1)
     fig.add_trace(_scatter(X[deleted], "X′ (deleted)", COLORS["deleted"], size=6, symbol="x"), row=1, col=1)
-    fig.add_trace(_scatter(proposals[~accepted], "rejected proposal", "#9A9A9A", size=4, opacity=0.6),
-                  row=1, col=2)
-    fig.add_trace(_scatter(proposals[accepted], "accepted proposal", COLORS["D"], size=4), row=1, col=2)
+    # The rejected proposals are the few (about a sixth here) and the point of panel (b): they are
+    # drawn above the accepted ones (zorder), darker and a little larger.
+    fig.add_trace(_scatter(proposals[~accepted], f"rejected proposal ({int((~accepted).sum())})", "#3D3D3D",
+                           size=5, opacity=0.9, zorder=1), row=1, col=2)
+    fig.add_trace(_scatter(proposals[accepted], f"accepted proposal ({int(accepted.sum())})", COLORS["D"], size=4,
+                           opacity=0.7), row=1, col=2)
     for label, (values, color) in proportions.items():
         values = np.asarray(values, dtype=float)
         if values.shape != (8,):
@@ -119,6 +123,18 @@ def rejection_sampling_figure(X, deleted, proposals, accepted, proportions, *, d
         margin=dict(l=60, r=20, t=90 if title else 50, b=110),
     )
     return fig
+
+
+def _wrap_title(text, width=22):
+    """A panel title on two lines when it is longer than ``width`` characters: broken at the ", "
+    closest to its middle (titles of neighbouring panels would otherwise run into each other)."""
+    if len(text) <= width or "<br>" in text:
+        return text
+    cuts = [i for i in range(len(text) - 1) if text[i:i + 2] == ", "]
+    if not cuts:
+        return text
+    cut = min(cuts, key=lambda i: abs(i - len(text) / 2))
+    return text[:cut + 1] + "<br>" + text[cut + 2:]
 
 
 def ratio_map_grid_figure(maps, dataset, *, cols=3, zmax=None, title=None, panel_size=330):
@@ -149,13 +165,14 @@ def ratio_map_grid_figure(maps, dataset, *, cols=3, zmax=None, title=None, panel
     rows = -(-len(maps) // cols)
     if zmax is None:
         zmax = max(float(np.max(np.where(np.isfinite(r), r, 0.0))) for *_, r in maps)
-    titles = [m[0] for m in maps] + [""] * (rows * cols - len(maps))
+    titles = [_wrap_title(m[0]) for m in maps] + [""] * (rows * cols - len(maps))
     fig = make_subplots(rows=rows, cols=cols, subplot_titles=titles, horizontal_spacing=0.06,
                         vertical_spacing=0.12 if rows > 1 else 0.0)
     for k, (name, xs, ys, ratio) in enumerate(maps):
         fig.add_trace(ratio_heatmap(xs, ys, ratio, zmax=zmax, showscale=(k == 0), name=name,
                                     colorbar_title="ratio"), row=k // cols + 1, col=k % cols + 1)
     square_axes(fig, dataset, rows=rows, cols=cols)
+    fig.update_annotations(font_size=13)  # the panel titles
     fig.update_layout(
         height=int(panel_size * rows + (110 if title else 60)),
         title=dict(text=title) if title else None,

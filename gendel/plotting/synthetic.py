@@ -383,7 +383,7 @@ def bandwidth_maps_figure(dataset, *, lams=LAMBDAS, sigmas=SIGMA_C, initial_sigm
     xs, ys = per_lam[0][0], per_lam[0][1]
     zmax = RATIO_ZMAX
     n = len(lams)
-    fig = make_subplots(rows=2, cols=n, subplot_titles=[f"λ = {lam:g}" for lam in lams], horizontal_spacing=0.03,
+    fig = make_subplots(rows=2, cols=n, subplot_titles=[f"λ = {lam:g}" for lam in lams], horizontal_spacing=0.045,
                         vertical_spacing=0.1, row_titles=["ρ̂ (exact)", "KBC ρ̂<sub>E</sub>"])
     for c, (_, _, maps, _) in enumerate(per_lam, start=1):
         fig.add_trace(go.Heatmap(x=xs, y=ys, z=_codes(maps[0], zmax), name=f"ρ̂, λ = {lams[c - 1]:g}",
@@ -403,7 +403,13 @@ def bandwidth_maps_figure(dataset, *, lams=LAMBDAS, sigmas=SIGMA_C, initial_sigm
         height=520, margin=dict(l=50, r=60, t=80, b=20),
     )
     fig.update_annotations(font_size=12)
-    return square_axes(fig, dataset, 2, n)
+    # Every panel shows the same window: the x₂ title and tick labels of column 1 serve the whole
+    # row (in the narrow gaps between columns they would run into the map on their left).
+    square_axes(fig, dataset, 2, n, y_title_cols=(1,))
+    for c in range(2, n + 1):
+        fig.update_yaxes(showticklabels=False, row=1, col=c)
+        fig.update_yaxes(showticklabels=False, row=2, col=c)
+    return fig
 
 
 # --------------------------------------------------------------------------------------------
@@ -626,8 +632,10 @@ def variation_figure(variations, question, stat="LR"):
                      f"{DATASET_LABELS.get(st['dataset'], st['dataset'])}, λ = {st['lam']:g}, KBC"),
         xaxis_title="KBC bandwidth σ_C", yaxis=dict(title=f"KS statistic ({question}, {STAT_SHORT[stat]})",
                                                     range=[0, 1.03]),
-        height=440, margin=dict(l=60, r=20, t=80, b=40),
-        legend=dict(x=1.0, xanchor="right", y=1.0, bgcolor="rgba(255,255,255,0.8)"),
+        # The legend goes under the plot: inside it would cover the curves, which fill the top of
+        # the KS range.
+        height=540, margin=dict(l=60, r=20, t=80, b=140),
+        legend=dict(orientation="h", x=0.0, xanchor="left", y=-62.0 / (540 - 80 - 140), yanchor="top"),
     )
     return fig
 
@@ -640,8 +648,10 @@ def ridgeline_figure(sweeps, question, stats=("LR", "tlogt"), *, lams=None, init
     """Distributions of a statistic over the R repeats, one row per DRE setting, lambda slider.
 
     Panels are ordered as in Figs. 5 and 6: for each statistic, one panel per DRE family
-    (kNN rows k, KBC rows sigma_C). Each row overlays the two distributions that ``question``
-    compares, in the paper's colours, and writes their KS statistic on the row. Repeats whose
+    (kNN rows k, KBC rows sigma_C), two panels per row of the figure. Each row of a panel overlays
+    the two distributions that ``question`` compares, in the paper's colours, and writes their KS
+    statistic right of the panel. A panel whose values are all positive and whose rows differ
+    widely in spread gets a log x axis (see :func:`_log_axis`). Repeats whose
     statistic is -inf (a zero ratio, possible for kNN DREs) are counted on the row, not drawn.
 
     Parameters
@@ -681,28 +691,42 @@ def ridgeline_figure(sweeps, question, stats=("LR", "tlogt"), *, lams=None, init
         row_of[f] = [_index(known, lam, "lam") for lam in lams]
     sides = QUESTIONS[question]
     panels = [(stat, f) for stat in stats for f in families]
-    fig = make_subplots(rows=1, cols=len(panels), horizontal_spacing=0.085 if len(panels) > 2 else 0.1,
+    # Two panels per row (one row per statistic when both families are shown): four panels side
+    # by side leave each about 150 px in the book's column, too little for titles, tick labels
+    # and the KS column.
+    cols = min(len(panels), 2)
+    rows = -(-len(panels) // cols)
+    top, bottom, panel_h, gap = 135, 140, 290, 85  # pixels
+    height = top + bottom + rows * panel_h + (rows - 1) * gap
+    plot_h = height - top - bottom
+    fig = make_subplots(rows=rows, cols=cols, horizontal_spacing=0.2 if cols > 1 else 0.0,
+                        vertical_spacing=gap / plot_h if rows > 1 else 0.0,
                         subplot_titles=[f"({'abcdefghijkl'[p]}) {FAMILY_LABELS[f]}: {STAT_SHORT[stat]}"
                                         for p, (stat, f) in enumerate(panels)])
     violins, notes = [], []  # violins: (trace, family, setting, statistic, side); notes: (family, setting, stat)
     for p, (stat, f) in enumerate(panels):
         sw = sweeps[f]
         i = row_of[f][active]
+        r, c = p // cols + 1, p % cols + 1
         for j, label in enumerate(sw.labels):
             for key in sides:
                 violins.append((len(fig.data), f, j, stat, key))
                 fig.add_trace(_violin(sw.results[i][j].values[stat][key], name=_legend_name(key),
                                       color=sample_color(question, key), y0=label, legendgroup=str(key),
                                       showlegend=p == 0 and j == 0, dark=question == "Q1" and key[1] == "dre"),
-                              row=1, col=p + 1)
+                              row=r, col=c)
             notes.append((f, j, stat))
             axis = "" if p == 0 else str(p + 1)
+            # The KS value of the row, in a column just right of the panel, outside the data.
             fig.add_annotation(text=_row_note(sw.results[i][j], question, stat), xref=f"x{axis} domain",
-                               yref=f"y{axis}", x=1.0, y=j, xanchor="right", yanchor="bottom", showarrow=False,
-                               font=dict(size=10), bgcolor="rgba(255,255,255,0.75)", borderpad=1)
-        fig.update_xaxes(title_text=STAT_SHORT[stat], row=1, col=p + 1)
+                               yref=f"y{axis}", x=1.0, y=j, xanchor="left", yanchor="bottom", xshift=4,
+                               align="left", showarrow=False, font=dict(size=10))
+        log_x = _log_axis(sweeps[f], row_of[f], stat, sides)
+        fig.update_xaxes(title_text=STAT_SHORT[stat] + (" (log scale)" if log_x else ""),
+                         **(log_x or dict(nticks=5)), tickangle=0, title_standoff=6, row=r, col=c)
         fig.update_yaxes(title_text="k" if f == "knn" else "σ_C", type="category", categoryorder="array",
-                         categoryarray=list(sw.labels), title_standoff=4, row=1, col=p + 1)
+                         categoryarray=list(sw.labels), range=[-0.3, len(sw.labels) - 0.05],
+                         title_standoff=4, row=r, col=c)
     first_note = len(fig.layout.annotations) - len(notes)
     steps = []
     for k, lam in enumerate(lams):
@@ -715,21 +739,50 @@ def ridgeline_figure(sweeps, question, stats=("LR", "tlogt"), *, lams=None, init
     if title is None:
         name = {"Q2": "Fig. 5", "Q3": "Fig. 6"}.get(question, "Distributions")
         title = _title(f"{name} and Appendix D: {DATASET_LABELS.get(st['dataset'], st['dataset'])}",
-                       f"{_question_sides(question)} over R = {st['R']} repeats; m = {st['m']}, N = {st['N']}")
+                       f"{_question_sides(question)} over R = {st['R']} repeats; m = {st['m']}, N = {st['N']}; "
+                       "KS of each row on its right")
     else:
         title = _title(title)
     fig.update_layout(
-        title=title, violinmode="overlay", height=600,
-        margin=dict(l=50, r=15, t=135, b=110), legend=_top_legend(600),
-        sliders=[_slider(steps, "λ = ", active, y=-0.1, pad_t=10)],
+        title=title, violinmode="overlay", height=height,
+        margin=dict(l=55, r=62, t=top, b=bottom), legend=_top_legend(height),
+        # The slider starts 62 px under the plots, below the x-axis titles, so that its
+        # current-value label does not cover them.
+        sliders=[_slider(steps, "λ = ", active, y=-62.0 / plot_h, pad_t=0)],
     )
+    fig.update_annotations(font_size=13, selector=dict(xref="paper"))  # the subplot titles
     return fig
+
+
+def _log_axis(sweep_, rows, stat, sides, spread=20.0):
+    """Log x axis settings of a ridgeline panel, or None for a linear axis.
+
+    A panel gets a log axis when all its values are positive and the widths of its rows differ by
+    more than ``spread`` times over the slider's lambdas: on a linear axis the narrowest rows would
+    be thin spikes. Ticks sit at 1, 2 and 5 times the powers of ten (plotly's own log ticks label
+    every digit and crowd a narrow panel).
+    """
+    lowest, highest, widths = np.inf, -np.inf, []
+    for i in rows:
+        for res in sweep_.results[i]:
+            v = np.concatenate([_finite(res.values[stat][key])[0] for key in sides])
+            if v.size:
+                lowest, highest = min(lowest, float(v.min())), max(highest, float(v.max()))
+                widths.append(float(np.ptp(v)))
+    widths = [w for w in widths if w > 0]
+    if not (lowest > 0 and widths and max(widths) / min(widths) > spread):
+        return None
+    decades = range(int(np.floor(np.log10(lowest))), int(np.ceil(np.log10(highest))) + 1)
+    ticks = [m * 10.0 ** e for e in decades for m in (1, 2, 5) if lowest <= m * 10.0 ** e <= highest]
+    if len(ticks) < 3:
+        ticks = [m * 10.0 ** e for e in decades for m in range(1, 10) if lowest <= m * 10.0 ** e <= highest]
+    return dict(type="log", tickvals=ticks, ticktext=[f"{t:g}" for t in ticks])
 
 
 def _row_note(result, question, stat):
     """'KS 0.123' (and the number of -inf repeats) for one row of a ridgeline panel."""
     n_inf = sum(_finite(result.values[stat][key])[1] for key in QUESTIONS[question])
-    return f"KS {result.ks[question, stat]:.2f}" + (f", {n_inf}×−∞" if n_inf else "")
+    return f"KS {result.ks[question, stat]:.2f}" + (f"<br>{n_inf}×−∞" if n_inf else "")
 
 
 def _legend_name(key):
