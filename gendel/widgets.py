@@ -74,7 +74,6 @@ LIVE_WIDTH = 980
 #: Colour-bar limits of the error map, per mode: differences outside are drawn at the ends.
 ERROR_LIMITS = {"difference": 0.5, "log": 1.5}
 
-
 #: The five (sample, ratio) distributions the three questions compare (experiments.KEYS),
 #: drawn in the paper's colours; rho_hat_E is hatched.
 _SAMPLE_LABEL = {"H0": "Y_H0", "H1": "Y_H1", "D": "Y_D"}
