@@ -21,6 +21,11 @@ from .dre import DensityRatioEstimator
 MAX_DEFAULT_PROPOSALS = 10_000_000
 
 
+def _below(bound, known):
+    """Whether B is below a DRE's known bound (None: no known bound), beyond rounding."""
+    return known is not None and bound < known * (1 - 1e-12)
+
+
 class ApproximateDeletion:
     """Sampler for the approximated model rho_hat_E * p_hat (Alg. 1).
 
@@ -67,7 +72,7 @@ class ApproximateDeletion:
                 )
             bound = known
         bound = check_positive(bound, "bound")
-        if known is not None and bound < known * (1 - 1e-12):
+        if _below(bound, known):
             raise ValueError(
                 f"bound B={bound:g} is smaller than the DRE's known bound {known:g} "
                 "(N / (N - N') for classifier DREs); rejection sampling would be biased. "
@@ -95,7 +100,7 @@ class ApproximateDeletion:
         m = check_count(m, "m", minimum=1)
         rng = check_rng(rng)
         known = getattr(self.dre, "ratio_bound_", None)
-        if known is not None and self.bound < known * (1 - 1e-12):
+        if _below(self.bound, known):
             raise ValueError(
                 f"the DRE's known bound is now {known:g} (was it refit?), above this sampler's B={self.bound:g}; "
                 "create a new ApproximateDeletion for the refitted DRE"

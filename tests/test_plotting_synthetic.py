@@ -82,7 +82,7 @@ def test_ratio_maps_slider_steps_hold_the_maps_of_each_lambda():
         assert np.array_equal(maps[0], maps[1])
     # panel (a) is the exact ratio, coded on [0, RATIO_ZMAX]
     X, deleted, exact = setup("mog8", 0.6, N=80, seed=0)
-    ratio = np.exp(S.evaluate_on_grid(exact.log_ratio, S.EXTENT["mog8"], 12)[2])
+    ratio = np.exp(E.evaluate_on_grid(exact.log_ratio, S.EXTENT["mog8"], 12)[2])
     np.testing.assert_allclose(z[0][0] / S._LEVELS * S.RATIO_ZMAX, ratio, atol=S.RATIO_ZMAX / S._LEVELS)
     assert all(t for t in axis_titles(fig).values())
 

@@ -45,7 +45,7 @@ from scipy.special import kolmogi
 from ..data import EXTENT, LABELS, check_dataset, density
 from ..dre import KernelClassifierDRE, KNNClassifierDRE
 from ..experiments import (KNN_K, KNN_LAMBDAS, LAMBDAS, PAPER_SETTINGS, QUESTIONS, SIGMA_C, STATISTICS,
-                           evaluate_on_grid, grid, setup)
+                           grid, setup)
 from .common import COLORS, LAMBDA_COLORS, STAT_LABELS, STAT_SHORT
 from .maps import RATIO_ZMAX, ratio_colorscale, square_axes
 
@@ -183,10 +183,6 @@ def _family(sweep_):
     raise ValueError(f"expected a sweep over KernelClassifierDRE or KNNClassifierDRE; got {dre}")
 
 
-def _setting_label(family, label):
-    return f"σ_C = {label}" if family == "kbc" else f"k = {label}"
-
-
 def _finite(values):
     values = np.asarray(values, dtype=float)
     return values[np.isfinite(values)], int(np.isneginf(values).sum())
@@ -298,14 +294,11 @@ def true_density_figure(dataset, lams=(0.9, 0.8, 0.7, 0.6, 0.5), *, resolution=1
 # Ratio maps: Fig. 3 and its Appendix D extensions
 
 
-def _ratio_maps(dataset, lam, factories, resolution, N, sigma_a, seed):
+def _ratio_maps(dataset, lam, factories, points, N, sigma_a, seed):
+    """rho_hat and the rho_hat_E of each DRE factory at ``points``, as flat arrays."""
     X, deleted, exact = setup(dataset, lam, N=N, sigma_a=sigma_a, seed=seed)
-    extent = EXTENT[dataset]
-    xs, ys, _ = grid(extent, resolution)
-    maps = [evaluate_on_grid(exact.log_ratio, extent, resolution)[2]]
-    for make in factories:
-        maps.append(evaluate_on_grid(make().fit(X, deleted).log_ratio, extent, resolution)[2])
-    return xs, ys, [np.exp(m) for m in maps], exact.ratio_bound_
+    dres = [exact] + [make().fit(X, deleted) for make in factories]
+    return [np.exp(d.log_ratio(points)) for d in dres]
 
 
 def ratio_maps_figure(dataset, *, lams=LAMBDAS, dres=None, initial_lam=0.6, N=N, sigma_a=SIGMA_A, seed=SEED,
@@ -338,8 +331,9 @@ def ratio_maps_figure(dataset, *, lams=LAMBDAS, dres=None, initial_lam=0.6, N=N,
     dres = MAP_DRES if dres is None else dres
     lams = [float(v) for v in lams]
     active = _index(lams, initial_lam, "initial_lam")
-    per_lam = [_ratio_maps(dataset, lam, list(dres.values()), resolution, N, sigma_a, seed) for lam in lams]
-    xs, ys = per_lam[0][0], per_lam[0][1]
+    xs, ys, pts = _grid(dataset, resolution)
+    per_lam = [[m.reshape(len(ys), len(xs)) for m in _ratio_maps(dataset, lam, list(dres.values()), pts, N, sigma_a, seed)]
+               for lam in lams]
     zmax = RATIO_ZMAX
     titles = ["(a) ρ̂ (exact)"] + [f"({chr(ord('b') + i)}) {label}" for i, label in enumerate(dres)]
     n = len(titles)
@@ -347,11 +341,11 @@ def ratio_maps_figure(dataset, *, lams=LAMBDAS, dres=None, initial_lam=0.6, N=N,
     rows = -(-n // cols)
     fig = make_subplots(rows=rows, cols=cols, subplot_titles=titles, horizontal_spacing=0.08, vertical_spacing=0.12)
     for c in range(n):
-        fig.add_trace(go.Heatmap(x=xs, y=ys, z=_codes(per_lam[active][2][c], zmax), name=titles[c],
+        fig.add_trace(go.Heatmap(x=xs, y=ys, z=_codes(per_lam[active][c], zmax), name=titles[c],
                                  **_code_trace_style(zmax, showscale=c == 0)), row=c // cols + 1, col=c % cols + 1)
     steps = [dict(method="restyle", label=f"{lam:g}",
                   args=[{"z": [_typed_codes(_codes(m, zmax)) for m in maps]}, list(range(n))])
-             for lam, (_, _, maps, _) in zip(lams, per_lam)]
+             for lam, maps in zip(lams, per_lam)]
     fig.update_layout(
         title=_title(f"{'Fig. 3 and Appendix D' if dataset == 'mog8' else 'Appendix D.2'}: ratio maps, "
                      f"{DATASET_LABELS[dataset]}",
@@ -379,20 +373,21 @@ def bandwidth_maps_figure(dataset, *, lams=LAMBDAS, sigmas=SIGMA_C, initial_sigm
     sigmas = [float(s) for s in sigmas]
     active = _index(sigmas, initial_sigma, "initial_sigma")
     factories = [lambda s=s: KernelClassifierDRE(s) for s in sigmas]
-    per_lam = [_ratio_maps(dataset, lam, factories, resolution, N, sigma_a, seed) for lam in lams]
-    xs, ys = per_lam[0][0], per_lam[0][1]
+    xs, ys, pts = _grid(dataset, resolution)
+    per_lam = [[m.reshape(len(ys), len(xs)) for m in _ratio_maps(dataset, lam, factories, pts, N, sigma_a, seed)]
+               for lam in lams]
     zmax = RATIO_ZMAX
     n = len(lams)
     fig = make_subplots(rows=2, cols=n, subplot_titles=[f"λ = {lam:g}" for lam in lams], horizontal_spacing=0.045,
                         vertical_spacing=0.1, row_titles=["ρ̂ (exact)", "KBC ρ̂<sub>E</sub>"])
-    for c, (_, _, maps, _) in enumerate(per_lam, start=1):
+    for c, maps in enumerate(per_lam, start=1):
         fig.add_trace(go.Heatmap(x=xs, y=ys, z=_codes(maps[0], zmax), name=f"ρ̂, λ = {lams[c - 1]:g}",
                                  **_code_trace_style(zmax, showscale=c == 1)), row=1, col=c)
-    for c, (_, _, maps, _) in enumerate(per_lam, start=1):
+    for c, maps in enumerate(per_lam, start=1):
         fig.add_trace(go.Heatmap(x=xs, y=ys, z=_codes(maps[1 + active], zmax), name=f"ρ̂_E, λ = {lams[c - 1]:g}",
                                  **_code_trace_style(zmax, showscale=False)), row=2, col=c)
     steps = [dict(method="restyle", label=f"{s:g}",
-                  args=[{"z": [_typed_codes(_codes(maps[1 + j], zmax)) for (_, _, maps, _) in per_lam]},
+                  args=[{"z": [_typed_codes(_codes(maps[1 + j], zmax)) for maps in per_lam]},
                         list(range(n, 2 * n))])
              for j, s in enumerate(sigmas)]
     fig.update_layout(

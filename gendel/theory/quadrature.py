@@ -86,10 +86,6 @@ class Estimate:
     value: float
     se: float = 0.0
 
-    def interval(self, z=3.0):
-        """The interval value +- z se."""
-        return self.value - z * self.se, self.value + z * self.se
-
     def __add__(self, other):
         other = other if isinstance(other, Estimate) else Estimate(float(other))
         return Estimate(self.value + other.value, math.hypot(self.se, other.se))

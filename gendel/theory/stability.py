@@ -20,6 +20,9 @@ import numpy as np
 from scipy.special import logsumexp
 
 from .._validation import check_count, check_points, check_positive, check_rng
+from ..dre import ExactKDERatio
+from ..experiments import grid
+from ..stats import _sqdist
 from .quadrature import Estimate
 
 
@@ -122,12 +125,10 @@ def numerical_sup_log_ratio(log_ratio, extent, *, resolution=150, radii=(3.0, 6.
     A numerical check of sup_x log rho(x): the grid covers the data, the far points cover the
     directions in which the supremum of a KDE ratio is approached. ``log_ratio`` maps (n, 2) -> (n,).
     """
-    x0, x1, y0, y1 = extent
-    xs, ys = np.linspace(x0, x1, check_count(resolution, "resolution", minimum=2)), np.linspace(y0, y1, resolution)
-    gx, gy = np.meshgrid(xs, ys)
+    *_, grid_pts = grid(extent, resolution)
     angles = np.linspace(0, 2 * np.pi, check_count(n_directions, "n_directions", minimum=4), endpoint=False)
     far = np.concatenate([r * np.stack([np.cos(angles), np.sin(angles)], axis=1) for r in radii])
-    pts = np.concatenate([np.column_stack([gx.ravel(), gy.ravel()]), far])
+    pts = np.concatenate([grid_pts, far])
     return float(np.max(log_ratio(pts)))
 
 
@@ -144,8 +145,7 @@ def leave_one_out_log_ratios(X, Y, bandwidth):
     N = len(X)
     if N < 2:
         raise ValueError("X needs at least two points to delete one")
-    d2 = (Y * Y).sum(1)[:, None] + (X * X).sum(1)[None, :] - 2.0 * Y @ X.T
-    logk = -np.maximum(d2, 0.0) / (2.0 * h * h)
+    logk = -_sqdist(Y, X) / (2.0 * h * h)
     logs = logsumexp(logk, axis=1, keepdims=True)
     frac = np.exp(logk - logs)
     with np.errstate(divide="ignore"):
@@ -216,8 +216,8 @@ def error_stability(kde, M, *, rng, chunk=4096):
     second_se = np.sqrt(np.maximum(s4 / M - second**2, 0.0) / M)
     kl_se = np.sqrt(np.maximum(second - mean**2, 0.0) / M)
     worst = int(np.argmax(second))
-    worst_col = np.concatenate([leave_one_out_log_ratios(X, Y[a:a + chunk], kde.bandwidth)[:, worst]
-                                for a in range(0, M, chunk)])
+    # column `worst` of the leave-one-out matrix, without a second pass over all N columns
+    worst_col = ExactKDERatio(kde.bandwidth).fit(X, np.array([worst])).log_ratio(Y)
     return ErrorStability(second, second_se, -mean, kl_se, worst_col, worst)
 
 
