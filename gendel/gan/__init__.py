@@ -1,0 +1,21 @@
+"""The deep-learning half of the paper: VDM density ratios for DCGANs (§3.2, §5.2, Appendix E).
+
+Modules
+-------
+networks     the DCGAN generator and discriminator for 28 x 28 images, an MLP, a label CNN
+training     epoch loops with progress, per-epoch checkpoints keyed by configuration, resuming
+dcgan        :class:`DCGAN`, the learner (also ``gendel.models.DCGAN``)
+vdm          :class:`VDMDRE`, the VDM density ratio estimator (also ``gendel.dre.VDMDRE``)
+classifier   :class:`LabelClassifier`, which reads the label distribution of generated images
+protocol     the jobs and profiles of §5.2 and their result files; ``python -m gendel.gan``
+
+Everything here needs torch; the rest of gendel does not import it.
+"""
+
+from .classifier import LabelClassifier
+from .dcgan import DCGAN
+from .protocol import PROFILES, Job, Profile, jobs, load_results, run_job, run_profile
+from .vdm import VDMDRE
+
+__all__ = ["DCGAN", "VDMDRE", "LabelClassifier", "PROFILES", "Profile", "Job", "jobs", "run_job", "run_profile",
+           "load_results"]

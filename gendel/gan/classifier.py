@@ -1,0 +1,113 @@
+"""A label classifier for generated images (it reads the label distribution of a model, §5.2).
+
+The paper labels generated images with pre-trained classifiers from a public repository
+(Appendix E, footnote). They cannot be downloaded here, so gendel trains a small CNN on the
+training split of each data set and reports its test accuracy next to the figures it labels.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from .._validation import check_count, check_positive
+from .dcgan import check_images
+from .networks import LabelCNN
+from .training import as_tensor, batches, config_key, data_fingerprint, default_checkpoint_dir, evaluate, pick_device, run_epochs
+
+
+class LabelClassifier:
+    """A :class:`~gendel.gan.networks.LabelCNN` trained with cross-entropy and Adam.
+
+    Parameters
+    ----------
+    epochs : int
+        Passes over the training images.
+    seed, width, batch_size, lr, device, checkpoint_dir, progress
+        As for :class:`gendel.models.DCGAN`.
+
+    Attributes
+    ----------
+    network_ : torch.nn.Module
+        The trained CNN.
+    fit_seconds_ : float
+        Training time in seconds.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gendel.gan import LabelClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> images = rng.uniform(-1, 1, (40, 1, 28, 28)).astype("float32")
+    >>> clf = LabelClassifier(epochs=1, checkpoint_dir=False, progress=False).fit(images, rng.integers(0, 10, 40))
+    >>> clf.predict_proba(images[:3]).shape
+    (3, 10)
+    """
+
+    def __init__(self, *, epochs=4, seed=0, width=32, batch_size=128, lr=1e-3, device=None, checkpoint_dir=None,
+                 progress=True):
+        self.epochs = check_count(epochs, "epochs")
+        self.seed = check_count(seed, "seed", minimum=0)
+        self.width = check_count(width, "width")
+        self.batch_size = check_count(batch_size, "batch_size", minimum=2)
+        self.lr = check_positive(lr, "lr")
+        self.device = device
+        self.checkpoint_dir = checkpoint_dir
+        self.progress = progress
+
+    def fit(self, images, labels):
+        """Train on images (n, 1, 28, 28) with integer labels 0..9. Returns self."""
+        images = check_images(images)
+        labels = np.asarray(labels)
+        if labels.shape != (len(images),) or not np.issubdtype(labels.dtype, np.integer):
+            raise ValueError(f"labels must be integers of shape ({len(images)},), one per image; got {labels.shape}")
+        if labels.min() < 0 or labels.max() > 9:
+            raise ValueError("labels must lie in 0..9")
+        device = pick_device(self.device)
+        torch.manual_seed(self.seed)
+        net = LabelCNN(10, self.width).to(device)
+        opt = torch.optim.Adam(net.parameters(), lr=self.lr)
+        gen = torch.Generator(device=device).manual_seed(self.seed)
+        data, target = as_tensor(images, device), torch.as_tensor(labels.astype(np.int64), device=device)
+
+        def epoch_fn(epoch):
+            total = torch.zeros((), device=device)
+            idx = batches(len(data), self.batch_size, gen, device)
+            for b in idx:
+                loss = F.cross_entropy(net(data[b]), target[b])
+                opt.zero_grad(set_to_none=True)
+                loss.backward()
+                opt.step()
+                total = total + loss.detach()
+            return {"loss": float(total) / len(idx)}
+
+        config = {"data": data_fingerprint(images, labels), "epochs": self.epochs, "seed": self.seed,
+                  "width": self.width, "batch_size": self.batch_size, "lr": self.lr}
+        ckpt = default_checkpoint_dir() if self.checkpoint_dir is None else self.checkpoint_dir
+        self.history_, self.fit_seconds_ = run_epochs(
+            key=config_key("classifier", config), epochs=self.epochs, modules={"net": net}, optimizers={"net": opt},
+            generator=gen, epoch_fn=epoch_fn, checkpoint_dir=ckpt, progress=self.progress,
+            desc=f"label classifier ({len(images)} images)")
+        self.network_, self.device_ = net, device
+        return self
+
+    def predict_proba(self, images):
+        """Class probabilities, shape (n, 10)."""
+        if not hasattr(self, "network_"):
+            raise ValueError("this LabelClassifier is not fitted yet: call .fit(images, labels) first")
+        logits = evaluate(self.network_, check_images(images), self.device_)
+        logits = logits - logits.max(axis=1, keepdims=True)
+        p = np.exp(logits)
+        return p / p.sum(axis=1, keepdims=True)
+
+    def predict(self, images):
+        """The most probable label of each image, int64 (n,)."""
+        return self.predict_proba(images).argmax(axis=1)
+
+    def score(self, images, labels):
+        """Accuracy on labelled images."""
+        return float(np.mean(self.predict(images) == np.asarray(labels)))
+
+    def __repr__(self):
+        return f"LabelClassifier(epochs={self.epochs}, seed={self.seed}, width={self.width})"

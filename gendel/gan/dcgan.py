@@ -1,0 +1,154 @@
+"""The DCGAN learner A of §5.2: pre-trained on X, re-trained on X \\ X'."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from torch import nn
+
+from .._validation import check_count, check_positive, check_rng
+from .networks import Discriminator, Generator
+from .training import (as_tensor, batches, config_key, data_fingerprint, default_checkpoint_dir, pick_device,
+                       run_epochs)
+
+
+def check_images(images, name="images"):
+    """Return ``images`` as a float32 array of shape (n, 1, 28, 28) with values in [-1, 1]."""
+    arr = np.asarray(images)
+    if arr.ndim != 4 or arr.shape[1:] != (1, 28, 28):
+        raise ValueError(
+            f"{name} must have shape (n, 1, 28, 28) (gendel.data.load_images gives this); got {arr.shape}"
+        )
+    if len(arr) == 0:
+        raise ValueError(f"{name} is empty")
+    arr = arr.astype(np.float32, copy=False)
+    if not np.isfinite(arr).all() or arr.min() < -1.0001 or arr.max() > 1.0001:
+        raise ValueError(f"{name} must be finite and scaled to [-1, 1] (pixel / 127.5 - 1)")
+    return arr
+
+
+class DCGAN:
+    """Deep convolutional GAN (Radford et al., 2016) for 28 x 28 grey-scale images.
+
+    Trained with the non-saturating GAN loss and Adam, as torch's DCGAN example. An implicit
+    model: it can be sampled but has no density, so the ratio between the pre-trained and the
+    re-trained DCGAN is unknown and gendel estimates it with :class:`gendel.dre.VDMDRE`.
+
+    Parameters
+    ----------
+    epochs : int
+        Passes over the training images (200 in Appendix E.1).
+    seed : int
+        Seeds the initial weights and the training's random stream.
+    width : int
+        Channels of the discriminator's first convolution and of the generator's last hidden
+        layer (64 in DCGAN).
+    latent_dim : int
+        Dimension of the noise z ~ N(0, I).
+    batch_size, lr, beta1 : int, float, float
+        Adam with learning rate ``lr`` and betas ``(beta1, 0.999)`` on mini-batches.
+    device : str, optional
+        ``"cuda"`` or ``"cpu"``; by default CUDA when torch sees a GPU.
+    checkpoint_dir : path, optional
+        Where the training checkpoints live (default ``$GENDEL_CACHE_DIR/checkpoints``);
+        ``False`` to train without them. A configuration trained before is loaded, not trained.
+    progress : bool
+        Show a tqdm progress bar over the epochs.
+
+    Attributes
+    ----------
+    generator_, discriminator_ : torch.nn.Module
+        The trained networks (in evaluation mode).
+    history_ : list of dict
+        Mean losses ``loss_d`` and ``loss_g`` of every epoch.
+    fit_seconds_ : float
+        Training time in seconds (the epochs of an earlier, resumed run included).
+    key_ : str
+        The configuration key of the training (its checkpoint's name).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gendel.models import DCGAN
+    >>> images = np.random.default_rng(0).uniform(-1, 1, (64, 1, 28, 28)).astype("float32")
+    >>> gan = DCGAN(epochs=1, width=8, batch_size=32, checkpoint_dir=False, progress=False).fit(images)
+    >>> gan.sample(5, rng=np.random.default_rng(1)).shape
+    (5, 1, 28, 28)
+    """
+
+    def __init__(self, *, epochs, seed=0, width=64, latent_dim=100, batch_size=128, lr=2e-4, beta1=0.5,
+                 device=None, checkpoint_dir=None, progress=True):
+        self.epochs = check_count(epochs, "epochs")
+        self.seed = check_count(seed, "seed", minimum=0)
+        self.width = check_count(width, "width")
+        self.latent_dim = check_count(latent_dim, "latent_dim")
+        self.batch_size = check_count(batch_size, "batch_size", minimum=2)
+        self.lr = check_positive(lr, "lr")
+        self.beta1 = float(beta1)
+        self.device = device
+        self.checkpoint_dir = checkpoint_dir
+        self.progress = progress
+
+    def _config(self, images):
+        return {"data": data_fingerprint(images), "epochs": self.epochs, "seed": self.seed, "width": self.width,
+                "latent_dim": self.latent_dim, "batch_size": self.batch_size, "lr": self.lr, "beta1": self.beta1}
+
+    def fit(self, images):
+        """Train on ``images`` (n, 1, 28, 28) in [-1, 1] (or load the finished training). Returns self."""
+        images = check_images(images)
+        device = pick_device(self.device)
+        torch.manual_seed(self.seed)
+        G = Generator(self.latent_dim, self.width).to(device)
+        D = Discriminator(self.width).to(device)
+        betas = (self.beta1, 0.999)
+        opt_g = torch.optim.Adam(G.parameters(), lr=self.lr, betas=betas)
+        opt_d = torch.optim.Adam(D.parameters(), lr=self.lr, betas=betas)
+        gen = torch.Generator(device=device).manual_seed(self.seed)
+        data = as_tensor(images, device)
+        loss = nn.BCEWithLogitsLoss()
+
+        def epoch_fn(epoch):
+            total_d = total_g = torch.zeros((), device=device)
+            idx = batches(len(data), self.batch_size, gen, device)
+            for b in idx:
+                real = data[b]
+                ones = torch.ones(len(b), device=device)
+                zeros = torch.zeros(len(b), device=device)
+                fake = G(torch.randn(len(b), self.latent_dim, device=device, generator=gen))
+                opt_d.zero_grad(set_to_none=True)
+                loss_d = loss(D(real), ones) + loss(D(fake.detach()), zeros)
+                loss_d.backward()
+                opt_d.step()
+                opt_g.zero_grad(set_to_none=True)
+                loss_g = loss(D(fake), ones)  # the non-saturating generator loss
+                loss_g.backward()
+                opt_g.step()
+                total_d = total_d + loss_d.detach()
+                total_g = total_g + loss_g.detach()
+            return {"loss_d": float(total_d) / len(idx), "loss_g": float(total_g) / len(idx)}
+
+        self.key_ = config_key("dcgan", self._config(images))
+        ckpt = default_checkpoint_dir() if self.checkpoint_dir is None else self.checkpoint_dir
+        self.history_, self.fit_seconds_ = run_epochs(
+            key=self.key_, epochs=self.epochs, modules={"generator": G, "discriminator": D},
+            optimizers={"generator": opt_g, "discriminator": opt_d}, generator=gen, epoch_fn=epoch_fn,
+            checkpoint_dir=ckpt, progress=self.progress, desc=f"DCGAN ({len(images)} images)")
+        self.generator_, self.discriminator_ = G, D
+        self.device_ = device
+        return self
+
+    @torch.no_grad()
+    def sample(self, m, *, rng, batch_size=2048):
+        """``m`` generated images, float32 (m, 1, 28, 28) in [-1, 1]; z drawn from ``rng``."""
+        if not hasattr(self, "generator_"):
+            raise ValueError("this DCGAN is not fitted yet: call .fit(images) before sampling")
+        m = check_count(m, "m", minimum=0)
+        rng = check_rng(rng)
+        z = rng.standard_normal((m, self.latent_dim), dtype=np.float32)
+        self.generator_.eval()
+        out = [self.generator_(as_tensor(z[i:i + batch_size], self.device_)).cpu() for i in range(0, m, batch_size)]
+        return torch.cat(out).numpy() if out else np.zeros((0, 1, 28, 28), np.float32)
+
+    def __repr__(self):
+        return (f"DCGAN(epochs={self.epochs}, seed={self.seed}, width={self.width}, latent_dim={self.latent_dim}, "
+                f"batch_size={self.batch_size}, lr={self.lr:g})")

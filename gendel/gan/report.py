@@ -1,0 +1,317 @@
+"""From result files of :mod:`gendel.gan.protocol` to the numbers and verdicts of the chapter.
+
+Every function takes result dicts (as returned by :func:`gendel.gan.protocol.run_job` or
+:func:`~gendel.gan.protocol.load_results`) and returns plain numbers or rows; the pages only
+display them. The claims of §5.2 and Appendix E each have one function returning a
+:class:`Claim`, tested on constructed results where the verdict is known.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import defaultdict
+
+import numpy as np
+
+MODELS = ("pre", "re", "approx")
+MODEL_NAMES = {"pre": "pre-trained p̂", "re": "re-trained p̂′", "approx": "approximated ρ̂_E·p̂"}
+STATISTICS = ("LR", "ASC log", "ASC tlogt")
+
+
+def deleted_labels(setting):
+    """The labels X' is drawn from: 0, 2, 4, 6, 8 for ``even``; 1, 3, 5, 7, 9 for ``odd``."""
+    if setting not in ("even", "odd"):
+        raise ValueError(f"setting must be 'even' or 'odd'; got {setting!r}")
+    return np.arange(0 if setting == "even" else 1, 10, 2)
+
+
+def proportions(counts):
+    """Label counts -> label distribution (sums to one)."""
+    counts = np.asarray(counts, dtype=float)
+    total = counts.sum(axis=-1, keepdims=True)
+    if np.any(total <= 0):
+        raise ValueError("label counts must have a positive total")
+    return counts / total
+
+
+def tv_distance(p, q):
+    """Total-variation distance (1/2) sum |p - q| between label distributions (last axis)."""
+    return 0.5 * np.abs(np.asarray(p, float) - np.asarray(q, float)).sum(axis=-1)
+
+
+def gap_closed(pre, re, approx):
+    """The fraction of the gap TV(pre, re) that fast deletion closed: 1 - TV(approx, re) / TV(pre, re).
+
+    NaN where the pre-trained and the re-trained distributions are equal (there is no gap).
+    """
+    gap = np.asarray(tv_distance(pre, re), float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(gap > 0, 1.0 - tv_distance(approx, re) / np.where(gap > 0, gap, 1.0), np.nan)
+
+
+def _key(result):
+    job = result["job"]
+    return job["dataset"], job["setting"], float(job["lam"])
+
+
+def group(results):
+    """Results grouped by (data set, setting, λ), seeds in order: {key: [result, ...]}."""
+    groups = defaultdict(list)
+    for r in sorted(results, key=lambda r: (_key(r), r["job"]["seed"])):
+        groups[_key(r)].append(r)
+    return dict(groups)
+
+
+def _sem(values):
+    values = np.asarray(values, float)
+    return values.std(axis=0, ddof=1) / np.sqrt(len(values)) if len(values) > 1 else np.full(values.shape[1:], np.nan)
+
+
+@dataclasses.dataclass(frozen=True)
+class LabelSummary:
+    """Q2 for one deletion set: label distributions (mean and standard error over the seeds)
+    and the distances that say how well fast deletion did."""
+
+    dataset: str
+    setting: str
+    lam: float
+    seeds: int
+    mean: dict       # model -> (10,) mean label distribution
+    sem: dict        # model -> (10,) standard error over seeds (NaN for one seed)
+    tv_pre_re: np.ndarray      # per seed
+    tv_approx_re: np.ndarray   # per seed
+    gap_closed: np.ndarray     # per seed
+    deleted_mass: dict         # model -> per-seed mass on the labels X' was drawn from
+
+
+def label_summary(results):
+    """One :class:`LabelSummary` per deletion set, in a fixed order."""
+    out = []
+    for (dataset, setting, lam), rs in group(results).items():
+        dist = {m: np.array([proportions(r["labels"][m]) for r in rs]) for m in MODELS}
+        deleted = deleted_labels(setting)
+        out.append(LabelSummary(
+            dataset, setting, lam, len(rs),
+            mean={m: d.mean(axis=0) for m, d in dist.items()},
+            sem={m: _sem(d) for m, d in dist.items()},
+            tv_pre_re=tv_distance(dist["pre"], dist["re"]),
+            tv_approx_re=tv_distance(dist["approx"], dist["re"]),
+            gap_closed=gap_closed(dist["pre"], dist["re"], dist["approx"]),
+            deleted_mass={m: d[:, deleted].sum(axis=1) for m, d in dist.items()},
+        ))
+    return out
+
+
+def bound_label_distribution(labels, log_ratio, bound):
+    """The label distribution of Alg. 1 with bound B, from stored pre-trained samples.
+
+    A proposal y is accepted with probability min(ρ̂_E(y), B) / B, so the accepted labels follow
+    the pre-trained labels weighted by min(ρ̂_E, B): B only changes the result where it clips
+    ρ̂_E. Returns ``(distribution (10,), acceptance rate)``.
+    """
+    labels = np.asarray(labels)
+    bound = float(bound)
+    if not bound > 0:
+        raise ValueError(f"bound must be > 0; got {bound}")
+    w = np.minimum(np.exp(np.asarray(log_ratio, float)), bound)
+    dist = np.bincount(labels, weights=w, minlength=10)
+    return dist / dist.sum(), float(w.mean() / bound)
+
+
+@dataclasses.dataclass(frozen=True)
+class Cost:
+    """Wall time of re-training against fast deletion (VDM + rejection-sampling overhead)."""
+
+    dataset: str
+    setting: str
+    lam: float
+    device: str
+    retrain: float
+    vdm: float
+    overhead_per_accepted: float
+    m: int
+    gan_epochs: int
+    vdm_epochs: int
+
+    @property
+    def fast_deletion(self):
+        """VDM training plus the rejection-sampling overhead of m accepted samples."""
+        return self.vdm + max(self.overhead_per_accepted, 0.0) * self.m
+
+    @property
+    def speedup(self):
+        """Re-training time / fast-deletion time, as measured."""
+        return self.retrain / self.fast_deletion
+
+    def speedup_at(self, gan_epochs=200, vdm_epochs=40, m=50_000):
+        """The speed-up with other epoch counts (default: the paper's), from the measured time per
+        epoch of each training (an extrapolation: time per epoch does not depend on the count)."""
+        retrain = self.retrain / self.gan_epochs * gan_epochs
+        fast = self.vdm / self.vdm_epochs * vdm_epochs + max(self.overhead_per_accepted, 0.0) * m
+        return retrain / fast
+
+
+def costs(results):
+    """One :class:`Cost` per deletion set: medians over seeds."""
+    out = []
+    for (dataset, setting, lam), rs in group(results).items():
+        t = lambda k: float(np.median([r["timings"][k] for r in rs]))  # noqa: E731
+        p = rs[0]["profile"]
+        out.append(Cost(dataset, setting, lam, rs[0]["hardware"]["device"], t("retrain"), t("vdm"),
+                        t("overhead_per_accepted"), int(p["m_labels"]), int(p["gan_epochs"]), int(p["vdm_epochs"])))
+    return out
+
+
+def statistics(results, stat):
+    """Q3 values of ``stat`` pooled over the seeds of each deletion set: {key: (H0, H1)}."""
+    if stat not in STATISTICS:
+        raise ValueError(f"stat must be one of {STATISTICS}; got {stat!r}")
+    return {key: (np.concatenate([r["q3"]["values"][stat]["H0"] for r in rs]),
+                  np.concatenate([r["q3"]["values"][stat]["H1"] for r in rs]))
+            for key, rs in group(results).items()}
+
+
+def ks_table(results):
+    """Mean KS between H0 and H1 over the seeds: {key: {stat: KS}}."""
+    return {key: {s: float(np.mean([r["q3"]["ks"][s] for r in rs])) for s in STATISTICS}
+            for key, rs in group(results).items()}
+
+
+# ------------------------------------------------------------------------------------------
+# The claims of §5.2 and Appendix E
+
+
+@dataclasses.dataclass(frozen=True)
+class Claim:
+    """A claim of the paper with our evidence: ``verdict`` is "holds", "partly", "does not
+    hold" or "not tested" (the profile lacks what the claim needs)."""
+
+    where: str
+    claim: str
+    evidence: str
+    verdict: str
+
+
+def verdict(passed, total):
+    """"holds" when every case passes, "partly" when some do, "does not hold" when none do."""
+    if total == 0:
+        return "not tested"
+    return "holds" if passed == total else ("partly" if passed > 0 else "does not hold")
+
+
+def _name(s):
+    return f"{s.dataset} {s.setting}-{s.lam:g}"
+
+
+def claim_fewer_deleted_labels(summaries):
+    """Fig. 7, App. E.2/E.3: the approximated model generates fewer of the deleted labels."""
+    ok = [s for s in summaries if s.deleted_mass["approx"].mean() < s.deleted_mass["pre"].mean()]
+    ev = "; ".join(f"{_name(s)}: {s.deleted_mass['pre'].mean():.3f} → {s.deleted_mass['approx'].mean():.3f} "
+                   f"(re-trained {s.deleted_mass['re'].mean():.3f})" for s in summaries)
+    return Claim("Fig. 7(a)(b), App. E", "the approximated model generates fewer of the deleted labels",
+                 f"mass on the deleted labels, pre-trained → approximated: {ev}", verdict(len(ok), len(summaries)))
+
+
+def claim_close_to_retrained(summaries, threshold=0.5):
+    """Fig. 7 caption: the approximated distribution is close to the re-trained one, read as:
+    fast deletion closes at least half of the TV gap between pre-trained and re-trained."""
+    ok = [s for s in summaries if s.gap_closed.mean() >= threshold]
+    ev = "; ".join(f"{_name(s)}: {s.gap_closed.mean():.0%}" for s in summaries)
+    return Claim("Fig. 7 caption", "the approximated model's label distribution is close to the re-trained one",
+                 f"fraction of the TV gap closed (≥ {threshold:.0%} counts as close): {ev}",
+                 verdict(len(ok), len(summaries)))
+
+
+def claim_odd_variance_higher(summaries):
+    """App. E.2/E.3: the variance (over seeds) is higher when deleting odd labels."""
+    cases, ev = 0, []
+    passed = 0
+    by = {(s.dataset, s.lam, s.setting): s for s in summaries if s.seeds > 1}
+    for (dataset, lam, setting), s in by.items():
+        if setting != "even" or (dataset, lam, "odd") not in by:
+            continue
+        odd = by[(dataset, lam, "odd")]
+        e, o = np.nanmean(s.sem["approx"]), np.nanmean(odd.sem["approx"])
+        cases += 1
+        passed += o > e
+        ev.append(f"{dataset} λ = {lam:g}: mean SE even {e:.4f}, odd {o:.4f}")
+    return Claim("App. E.2, E.3", "the variance over seeds is higher when deleting odd labels",
+                 "; ".join(ev) or "needs two seeds and both settings", verdict(passed, cases))
+
+
+def claim_separation(results, threshold=0.9):
+    """Fig. 7(c), App. E: ρ̂_E distinguishes Y_H0 from Y_H1 (KS of the LR ≥ ``threshold``)."""
+    table = ks_table(results)
+    ok = [k for k, v in table.items() if v["LR"] >= threshold]
+    ev = "; ".join(f"{d} {s}-{lam:g}: {v['LR']:.2f}" for (d, s, lam), v in table.items())
+    return Claim("Fig. 7(c), App. E", "the LR distributions under H0 and H1 are separated",
+                 f"KS of LR(Y_H0) vs LR(Y_H1) (≥ {threshold} counts as separated): {ev}", verdict(len(ok), len(table)))
+
+
+def claim_lr_better_than_asc(results):
+    """App. E.2: the LR separates slightly better than ASC (KS of LR ≥ KS of each ASC)."""
+    table = ks_table(results)
+    ok = [k for k, v in table.items() if v["LR"] >= max(v["ASC log"], v["ASC tlogt"])]
+    ev = "; ".join(f"{d} {s}-{lam:g}: LR {v['LR']:.2f}, ASC {v['ASC log']:.2f} / {v['ASC tlogt']:.2f}"
+                   for (d, s, lam), v in table.items())
+    return Claim("App. E.2", "LR separates slightly better than ASC", f"KS (LR, ASC log / t log t): {ev}",
+                 verdict(len(ok), len(table)))
+
+
+def claim_odd_separates_better(results):
+    """App. E.2 (MNIST): the separation for odd-λ is better than for even-λ."""
+    table = ks_table(results)
+    cases = [(d, lam) for (d, s, lam) in table if s == "even" and (d, "odd", lam) in table]
+    ok = [c for c in cases if table[(c[0], "odd", c[1])]["LR"] > table[(c[0], "even", c[1])]["LR"]]
+    ev = "; ".join(f"{d} λ = {lam:g}: even {table[(d, 'even', lam)]['LR']:.2f}, odd {table[(d, 'odd', lam)]['LR']:.2f}"
+                   for d, lam in cases)
+    return Claim("App. E.2", "the separation for odd-λ is better than for even-λ",
+                 f"KS of LR: {ev or 'needs both settings'}", verdict(len(ok), len(cases)))
+
+
+def claim_smaller_lambda_not_more_separation(results):
+    """App. E.2: a smaller λ does not lead to more separation (KS not decreasing in λ)."""
+    table = ks_table(results)
+    series = defaultdict(dict)
+    for (d, s, lam), v in table.items():
+        series[(d, s)][lam] = v["LR"]
+    cases = {k: v for k, v in series.items() if len(v) > 1}
+    ok = []
+    ev = []
+    for (d, s), v in cases.items():
+        lams = sorted(v)
+        ks = [v[lam] for lam in lams]
+        increasing_in_separation_as_lambda_falls = all(a > b for a, b in zip(ks, ks[1:]))
+        ok.append(not increasing_in_separation_as_lambda_falls)
+        ev.append(f"{d} {s}: " + ", ".join(f"λ = {lam:g}: {k:.2f}" for lam, k in zip(lams, ks)))
+    return Claim("App. E.2", "a smaller λ does not lead to more separation",
+                 "; ".join(ev) or "needs several λ (the paper profile)", verdict(sum(ok), len(ok)))
+
+
+def claim_fashion_harder(results):
+    """App. E.3: the deletion test is harder on Fashion-MNIST than on MNIST (smaller KS)."""
+    table = ks_table(results)
+    pairs = [(s, lam) for (d, s, lam) in table if d == "mnist" and ("fashion-mnist", s, lam) in table]
+    ok = [p for p in pairs if table[("fashion-mnist", *p)]["LR"] < table[("mnist", *p)]["LR"]]
+    ev = "; ".join(f"{s}-{lam:g}: MNIST {table[('mnist', s, lam)]['LR']:.2f}, "
+                   f"Fashion-MNIST {table[('fashion-mnist', s, lam)]['LR']:.2f}" for s, lam in pairs)
+    return Claim("App. E.3", "the deletion test is harder on Fashion-MNIST than on MNIST",
+                 f"KS of LR: {ev or 'needs both data sets'}", verdict(len(ok), len(pairs)))
+
+
+def claim_fast(results, factor=5.0):
+    """§5.2 ("fast deletion"): fast deletion is at least ``factor`` times cheaper than re-training."""
+    cs = costs(results)
+    ok = [c for c in cs if c.speedup >= factor]
+    ev = "; ".join(f"{c.dataset} {c.setting}-{c.lam:g}: {c.retrain:.0f} s vs {c.fast_deletion:.1f} s "
+                   f"({c.speedup:.1f}×)" for c in cs)
+    return Claim("§5.2", f"deletion by Alg. 1 is fast (here: ≥ {factor:g}× cheaper than re-training)",
+                 f"re-training vs VDM + sampling overhead: {ev}", verdict(len(ok), len(cs)))
+
+
+def claims(results):
+    """Every claim of §5.2 and Appendix E, checked on ``results``."""
+    s = label_summary(results)
+    return [claim_fewer_deleted_labels(s), claim_close_to_retrained(s), claim_odd_variance_higher(s),
+            claim_separation(results), claim_lr_better_than_asc(results), claim_odd_separates_better(results),
+            claim_smaller_lambda_not_more_separation(results), claim_fashion_harder(results), claim_fast(results)]

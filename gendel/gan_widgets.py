@@ -1,0 +1,132 @@
+"""A live panel for the GAN chapter (§5.2): label distributions as λ, the data set and B move.
+
+:class:`LabelPanel` redraws the label bars of the pre-trained, re-trained and approximated
+models from stored results (no training): for a bound B, Alg. 1 accepts a pre-trained sample y
+with probability min(ρ̂_E(y), B) / B, so the approximated model's label distribution is that of
+the stored pre-trained samples weighted by min(ρ̂_E, B)
+(:func:`gendel.gan.report.bound_label_distribution`). A redraw takes milliseconds.
+
+Widgets need a kernel (Jupyter, Binder, Colab); the book shows
+:func:`gendel.plotting.gan.bound_slider_figure` instead. Requires the ``widgets`` extra.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+try:
+    import ipywidgets as W
+except ImportError as exc:  # pragma: no cover - depends on the environment
+    raise ImportError('gendel.gan_widgets needs ipywidgets and anywidget: pip install "gendel[widgets]"') from exc
+
+from .gan.report import MODEL_NAMES, bound_label_distribution, group
+from .images import CLASS_NAMES
+from .plotting.gan import DATASET_NAMES, MODEL_COLORS, setting_name
+
+
+class LabelPanel:
+    """Controls for the data set, the deletion set (setting and λ) and the bound B, and the bars.
+
+    Parameters
+    ----------
+    results : list of dict
+        Job results with their arrays (:func:`gendel.gan.protocol.load_results`); the seeds of a
+        deletion set are averaged.
+
+    Examples
+    --------
+    >>> from gendel.gan import load_results
+    >>> panel = LabelPanel(load_results("quick"))      # doctest: +SKIP
+    >>> panel.set(bound=1.2)                           # doctest: +SKIP
+    >>> panel                                          # doctest: +SKIP
+    """
+
+    def __init__(self, results, *, bound=10.0):
+        self.groups = {k: rs for k, rs in group(results).items() if all("arrays" in r for r in rs)}
+        if not self.groups:
+            raise ValueError("no results with stored samples: run the jobs first (gendel.gan.run_profile)")
+        keys = list(self.groups)
+        datasets = sorted({k[0] for k in keys})
+        self._dataset = W.Dropdown(options=[(DATASET_NAMES[d], d) for d in datasets], value=keys[0][0],
+                                   description="data set")
+        self._deletion = W.Dropdown(description="deletion set")
+        self._bound = W.FloatLogSlider(value=bound, base=10, min=0, max=1, step=0.01, description="bound B",
+                                       continuous_update=False, readout_format=".2f")
+        self.figure = go.FigureWidget()
+        for k in ("pre", "re", "approx"):
+            self.figure.add_bar(x=[], y=[], name=MODEL_NAMES[k], marker_color=MODEL_COLORS[k])
+        self.figure.update_layout(barmode="group", height=460, template="plotly_white",
+                                  margin=dict(l=60, r=20, t=110, b=40),
+                                  legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0))
+        self.figure.update_xaxes(title_text="label")
+        self.figure.update_yaxes(title_text="fraction of samples", rangemode="tozero")
+        self._sync_deletions()
+        self._dataset.observe(self._on_dataset, names="value")
+        self._deletion.observe(lambda _: self.redraw(), names="value")
+        self._bound.observe(lambda _: self.redraw(), names="value")
+        self.widget = W.VBox([W.HBox([self._dataset, self._deletion]), self._bound, self.figure])
+        self.redraw()
+
+    def _sync_deletions(self):
+        options = [(setting_name(s, lam), (s, lam)) for (d, s, lam) in self.groups if d == self._dataset.value]
+        self._deletion.options = options
+        self._deletion.value = options[0][1]
+
+    def _on_dataset(self, _):
+        with self.figure.batch_update():
+            self._sync_deletions()
+        self.redraw()
+
+    def set(self, *, dataset=None, setting=None, lam=None, bound=None):
+        """Move the controls (as a reader would) and redraw."""
+        if dataset is not None:
+            self._dataset.value = dataset
+        if setting is not None or lam is not None:
+            s, lam0 = self._deletion.value
+            wanted = (setting or s, float(lam if lam is not None else lam0))
+            if (self._dataset.value, *wanted) not in self.groups:
+                raise ValueError(f"no results for {setting_name(*wanted)} on {self._dataset.value}; "
+                                 f"choose one of {[setting_name(*o[1]) for o in self._deletion.options]}")
+            self._deletion.value = wanted
+        if bound is not None:
+            if not 1.0 <= float(bound) <= 10.0:
+                raise ValueError(f"bound must lie in [1, 10] (the slider's range); got {bound}")
+            self._bound.value = float(bound)
+        return self
+
+    def bars(self):
+        """The three label distributions and the acceptance rate at the current controls."""
+        rs = self.groups[(self._dataset.value, *self._deletion.value)]
+        pre = np.mean([np.bincount(r["arrays"]["pre_labels"], minlength=10) / len(r["arrays"]["pre_labels"])
+                       for r in rs], axis=0)
+        re = np.mean([np.asarray(r["labels"]["re"]) / sum(r["labels"]["re"]) for r in rs], axis=0)
+        per_seed = [bound_label_distribution(r["arrays"]["pre_labels"], r["arrays"]["pre_log_ratio"],
+                                             self._bound.value) for r in rs]
+        approx = np.mean([d for d, _ in per_seed], axis=0)
+        return {"pre": pre, "re": re, "approx": approx}, float(np.mean([a for _, a in per_seed]))
+
+    def redraw(self):
+        bars, acceptance = self.bars()
+        dataset = self._dataset.value
+        names = list(CLASS_NAMES[dataset])
+        with self.figure.batch_update():
+            for trace, k in zip(self.figure.data, ("pre", "re", "approx")):
+                trace.x, trace.y = names, bars[k]
+            self.figure.layout.title = (
+                f"Label distributions, {DATASET_NAMES[dataset]} {setting_name(*self._deletion.value)}"
+                f"<br><sup>bound B = {self._bound.value:.2f}: acceptance rate {acceptance:.1%}</sup>")
+
+    def _repr_mimebundle_(self, **kwargs):
+        return self.widget._repr_mimebundle_(**kwargs)
+
+
+def label_panel(results, **kwargs):
+    """A :class:`LabelPanel`, with Colab's widget manager enabled where needed."""
+    import sys
+
+    if "google.colab" in sys.modules:  # pragma: no cover - only in Colab
+        from google.colab import output
+
+        output.enable_custom_widget_manager()
+    return LabelPanel(results, **kwargs)

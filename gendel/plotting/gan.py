@@ -1,0 +1,191 @@
+"""Figures of the chapter on DCGANs (§5.2, Appendix E): sample grids, label bars, LR/ASC.
+
+Every function takes numbers computed by :mod:`gendel.gan.report` or stored in result files
+(:mod:`gendel.gan.protocol`) and returns a plotly figure; nothing here trains or samples.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from ..gan.report import MODEL_NAMES, bound_label_distribution, deleted_labels
+from ..images import CLASS_NAMES
+from .common import COLORS
+
+DATASET_NAMES = {"mnist": "MNIST", "fashion-mnist": "Fashion-MNIST"}
+MODEL_COLORS = {"pre": COLORS["H0"], "re": COLORS["H1"], "approx": COLORS["D"]}
+STAT_NAMES = {"LR": "LR(Y, ρ̂_E)", "ASC log": "ASC, φ(t) = log t", "ASC tlogt": "ASC, φ(t) = t log t"}
+
+
+def setting_name(setting, lam):
+    """``even-0.7`` as the paper writes a deletion set."""
+    return f"{setting}-{lam:g}"
+
+
+def _tile(images, cols):
+    """uint8 images (n, 28, 28) -> one (rows*29 - 1, cols*29 - 1) mosaic with 1-pixel gaps."""
+    images = np.asarray(images)
+    n = len(images) - len(images) % cols
+    rows = n // cols
+    out = np.full((rows * 29 - 1, cols * 29 - 1), 255, dtype=np.uint8)
+    for k in range(n):
+        r, c = divmod(k, cols)
+        out[r * 29:r * 29 + 28, c * 29:c * 29 + 28] = images[k]
+    return out
+
+
+def sample_grid_figure(grids, *, cols=8, title="", subtitle=""):
+    """Image grids side by side, one panel per model.
+
+    Parameters
+    ----------
+    grids : dict
+        Model key (``"pre"``, ``"re"``, ``"approx"``) -> uint8 images of shape (n, 28, 28).
+    """
+    keys = list(grids)
+    fig = make_subplots(rows=1, cols=len(keys), subplot_titles=[MODEL_NAMES.get(k, k) for k in keys],
+                        horizontal_spacing=0.03)
+    for j, k in enumerate(keys, start=1):
+        mosaic = _tile(grids[k], cols)
+        fig.add_trace(go.Heatmap(z=mosaic[::-1], colorscale="gray", zmin=0, zmax=255, showscale=False,
+                                 hovertemplate="pixel %{z}<extra>" + MODEL_NAMES.get(k, k) + "</extra>"),
+                      row=1, col=j)
+        fig.update_xaxes(visible=False, constrain="domain", row=1, col=j)
+        fig.update_yaxes(visible=False, scaleanchor=f"x{j if j > 1 else ''}", scaleratio=1, row=1, col=j)
+    text = title + (f"<br><sup>{subtitle}</sup>" if subtitle else "")
+    fig.update_layout(height=330, margin=dict(l=10, r=10, t=90, b=10), title=dict(text=text, font_size=14))
+    return fig
+
+
+def _bar_traces(fig, mean, sem, classes, *, row=None, col=None, showlegend=True, models=("pre", "re", "approx")):
+    for k in models:
+        err = None if sem is None or np.all(np.isnan(sem[k])) else dict(type="data", array=sem[k], thickness=1.2)
+        fig.add_trace(go.Bar(x=list(classes), y=mean[k], error_y=err, name=MODEL_NAMES[k],
+                             marker_color=MODEL_COLORS[k], legendgroup=k, showlegend=showlegend,
+                             hovertemplate="%{x}: %{y:.3f}<extra>" + MODEL_NAMES[k] + "</extra>"),
+                      row=row, col=col)
+
+
+def _shade_deleted(fig, setting, *, row=None, col=None):
+    for c in deleted_labels(setting):
+        fig.add_vrect(x0=c - 0.5, x1=c + 0.5, fillcolor=COLORS["deleted"], opacity=0.07, line_width=0,
+                      row=row, col=col)
+
+
+def label_bars_figure(summaries, *, title, subtitle=""):
+    """Label distributions of the three models, one panel per deletion set (Fig. 7(a)(b), App. E).
+
+    Bars are means over the seeds and whiskers one standard error; the labels X' was drawn from
+    are shaded red.
+
+    Parameters
+    ----------
+    summaries : list of :class:`gendel.gan.report.LabelSummary`
+    """
+    n = len(summaries)
+    titles = [f"{DATASET_NAMES[s.dataset]}, {setting_name(s.setting, s.lam)}: "
+              f"{np.mean(s.gap_closed):.0%} of the TV gap closed" for s in summaries]
+    fig = make_subplots(rows=n, cols=1, subplot_titles=titles, vertical_spacing=0.22 / max(n, 1))
+    for i, s in enumerate(summaries, start=1):
+        _bar_traces(fig, s.mean, s.sem, range(10), row=i, col=1, showlegend=i == 1)
+        _shade_deleted(fig, s.setting, row=i, col=1)
+        names = CLASS_NAMES[s.dataset]
+        fig.update_xaxes(tickmode="array", tickvals=list(range(10)),
+                         ticktext=[name.replace("/", "/<br>") if len(name) > 6 else name for name in names],
+                         title_text="label (red: the labels X′ was drawn from)", row=i, col=1)
+        fig.update_yaxes(title_text="fraction of samples", rangemode="tozero", row=i, col=1)
+    text = title + (f"<br><sup>{subtitle}</sup>" if subtitle else "")
+    fig.update_layout(barmode="group", height=160 + 330 * n, title=dict(text=text, font_size=14),
+                      margin=dict(l=60, r=20, t=110, b=60), bargap=0.18,
+                      legend=dict(orientation="h", yanchor="bottom", y=1.0 + 0.12 / n, x=0))
+    return fig
+
+
+def statistics_figure(values, ks, *, stats=("LR", "ASC log", "ASC tlogt"), title, subtitle=""):
+    """Histograms of LR and ASC of ρ̂_E under H0 (Y ∼ p̂) and H1 (Y ∼ p̂′) (Fig. 7(c), App. E).
+
+    Parameters
+    ----------
+    values : dict
+        (data set, setting, λ) -> {stat: (H0 values, H1 values)}.
+    ks : dict
+        (data set, setting, λ) -> {stat: KS statistic}.
+    """
+    keys = list(values)
+    fig = make_subplots(rows=len(keys), cols=len(stats), horizontal_spacing=0.08,
+                        vertical_spacing=0.3 / max(len(keys), 1),
+                        subplot_titles=[f"{DATASET_NAMES[d]} {setting_name(s, lam)}: {STAT_NAMES[st]}<br>"
+                                        f"KS = {ks[(d, s, lam)][st]:.2f}" for (d, s, lam) in keys for st in stats])
+    for i, key in enumerate(keys, start=1):
+        for j, st in enumerate(stats, start=1):
+            h0, h1 = values[key][st]
+            lo, hi = float(min(h0.min(), h1.min())), float(max(h0.max(), h1.max()))
+            size = (hi - lo) / 30 or 1e-3
+            for name, v, hyp in (("Y_H0 ∼ p̂ (H0)", h0, "H0"), ("Y_H1 ∼ p̂′ (H1)", h1, "H1")):
+                fig.add_trace(go.Histogram(x=v, name=name, marker_color=COLORS[hyp], opacity=0.65,
+                                           xbins=dict(start=lo, end=hi + size, size=size), legendgroup=hyp,
+                                           showlegend=i == 1 and j == 1,
+                                           hovertemplate="%{x}: %{y}<extra>" + name + "</extra>"),
+                              row=i, col=j)
+            fig.update_xaxes(title_text=st, row=i, col=j, nticks=4)
+            fig.update_yaxes(title_text="repeats" if j == 1 else None, row=i, col=j)
+    text = title + (f"<br><sup>{subtitle}</sup>" if subtitle else "")
+    fig.update_layout(barmode="overlay", height=140 + 300 * len(keys), title=dict(text=text, font_size=14),
+                      margin=dict(l=60, r=20, t=120, b=50),
+                      legend=dict(orientation="h", yanchor="bottom", y=1.0 + 0.1 / len(keys), x=0))
+    fig.update_annotations(font_size=11)
+    return fig
+
+
+def bound_slider_figure(results, bounds=(1.0, 1.05, 1.1, 1.2, 1.3, 1.5, 2.0, 3.0, 5.0, 10.0), *, title):
+    """Label distribution of Alg. 1 as the bound B moves, from stored pre-trained samples.
+
+    One slider step per B: the approximated model's bars (pre-trained samples weighted by
+    min(ρ̂_E, B)), beside the pre-trained and re-trained bars of the same job. Works without a
+    kernel: every step is computed here.
+
+    Parameters
+    ----------
+    results : list of dict
+        Job results with arrays (``pre_labels``, ``pre_log_ratio``), all of one deletion set;
+        the seeds are averaged.
+    """
+    if not results:
+        raise ValueError("bound_slider_figure needs at least one result")
+    job = results[0]["job"]
+    pre = np.mean([np.bincount(r["arrays"]["pre_labels"], minlength=10) / len(r["arrays"]["pre_labels"])
+                   for r in results], axis=0)
+    re = np.mean([np.asarray(r["labels"]["re"]) / sum(r["labels"]["re"]) for r in results], axis=0)
+    steps = []
+    for b in bounds:
+        per_seed = [bound_label_distribution(r["arrays"]["pre_labels"], r["arrays"]["pre_log_ratio"], b)
+                    for r in results]
+        steps.append((np.mean([d for d, _ in per_seed], axis=0), float(np.mean([a for _, a in per_seed]))))
+    start = len(bounds) - 1
+    names = CLASS_NAMES[job["dataset"]]
+    fig = go.Figure()
+    for k, y in (("pre", pre), ("re", re), ("approx", steps[start][0])):
+        fig.add_bar(x=list(names), y=y, name=MODEL_NAMES[k], marker_color=MODEL_COLORS[k],
+                    hovertemplate="%{x}: %{y:.3f}<extra>" + MODEL_NAMES[k] + "</extra>")
+    max_ratio = max(float(np.exp(np.max(r["arrays"]["pre_log_ratio"]))) for r in results)
+    sub = (f"{DATASET_NAMES[job['dataset']]} {setting_name(job['setting'], job['lam'])}, "
+           f"{len(results)} seed(s); largest ρ̂_E on the samples: {max_ratio:.2f}")
+
+    def label(i):
+        b, (dist, acc) = bounds[i], steps[i]
+        return f"{title}<br><sup>{sub}<br>B = {b:g}: acceptance rate {acc:.1%}</sup>"
+
+    fig.update_layout(
+        barmode="group", height=500, margin=dict(l=60, r=20, t=130, b=40),
+        title=dict(text=label(start), font_size=14),
+        legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0),
+        sliders=[dict(active=start, currentvalue=dict(prefix="bound B = "), pad=dict(t=60),
+                      steps=[dict(method="update", label=f"{b:g}",
+                                  args=[{"y": [pre, re, steps[i][0]]}, {"title.text": label(i)}], )
+                             for i, b in enumerate(bounds)])],
+    )
+    fig.update_xaxes(title_text="label")
+    fig.update_yaxes(title_text="fraction of samples", rangemode="tozero")
+    return fig

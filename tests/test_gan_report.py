@@ -1,0 +1,147 @@
+"""The numbers and verdicts of the GAN chapter (gendel.gan.report), on constructed results
+whose answers are known."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gendel.deletion import ApproximateDeletion
+from gendel.gan import report
+from gendel.models import EmpiricalModel
+
+
+def make_result(dataset="mnist", setting="even", lam=0.7, seed=0, *, pre=None, re=None, approx=None,
+                ks=None, timings=None, m=1000):
+    pre = pre if pre is not None else [100] * 10
+    return {
+        "job": {"dataset": dataset, "setting": setting, "lam": lam, "seed": seed, "name": f"{dataset}-{setting}-{seed}"},
+        "profile": {"m_labels": m, "gan_epochs": 10, "vdm_epochs": 5},
+        "hardware": {"device": "CPU (test)"},
+        "labels": {"pre": pre, "re": re if re is not None else pre, "approx": approx if approx is not None else pre},
+        "q3": {"ks": ks or {"LR": 1.0, "ASC log": 0.9, "ASC tlogt": 0.9},
+               "values": {s: {"H0": [0.0, 0.1], "H1": [1.0, 1.1]} for s in report.STATISTICS}},
+        "timings": timings or {"retrain": 100.0, "vdm": 10.0, "overhead_per_accepted": 0.001},
+    }
+
+
+EVEN_HALVED = [50, 100] * 5          # even labels at half their mass
+EVEN_THREE_QUARTERS = [75, 100] * 5
+
+
+def test_tv_distance_and_gap_closed():
+    p, q = report.proportions([1, 1, 0]), report.proportions([0, 1, 1])
+    assert report.tv_distance(p, q) == pytest.approx(0.5)
+    assert report.gap_closed(p, q, q) == pytest.approx(1.0)
+    assert report.gap_closed(p, q, p) == pytest.approx(0.0)
+    assert report.gap_closed(p, q, (p + q) / 2) == pytest.approx(0.5)
+
+
+def test_deleted_labels_and_bad_setting():
+    assert report.deleted_labels("even").tolist() == [0, 2, 4, 6, 8]
+    assert report.deleted_labels("odd").tolist() == [1, 3, 5, 7, 9]
+    with pytest.raises(ValueError, match="even"):
+        report.deleted_labels("prime")
+
+
+def test_label_summary_means_and_standard_errors_over_seeds():
+    rs = [make_result(seed=0, approx=[60, 100] * 5, re=EVEN_HALVED),
+          make_result(seed=1, approx=[80, 100] * 5, re=EVEN_HALVED)]
+    (s,) = report.label_summary(rs)
+    assert s.seeds == 2
+    expected = np.mean([report.proportions([60, 100] * 5), report.proportions([80, 100] * 5)], axis=0)
+    np.testing.assert_allclose(s.mean["approx"], expected)
+    assert np.all(s.sem["approx"] > 0) and np.all(s.sem["pre"] == 0)
+    assert np.all(s.deleted_mass["pre"] == 0.5)
+    assert s.deleted_mass["approx"].mean() < 0.5
+
+
+def test_claims_hold_partly_and_fail_on_constructed_results():
+    good = [make_result(setting=s, re=EVEN_HALVED if s == "even" else EVEN_HALVED[::-1],
+                        approx=EVEN_HALVED if s == "even" else EVEN_HALVED[::-1]) for s in ("even", "odd")]
+    bad = [make_result(setting="even", re=EVEN_HALVED, approx=[100] * 10)]
+    half = [good[0], make_result(setting="odd", re=EVEN_HALVED[::-1], approx=[100] * 10)]
+    assert report.claim_fewer_deleted_labels(report.label_summary(good)).verdict == "holds"
+    assert report.claim_fewer_deleted_labels(report.label_summary(bad)).verdict == "does not hold"
+    assert report.claim_close_to_retrained(report.label_summary(good)).verdict == "holds"
+    assert report.claim_close_to_retrained(report.label_summary(half)).verdict == "partly"
+    # an approximated model a quarter of the way to the re-trained one is not "close"
+    quarter = [make_result(setting="even", re=EVEN_HALVED, approx=[87.5, 100] * 5)]
+    assert report.claim_close_to_retrained(report.label_summary(quarter)).verdict == "does not hold"
+
+
+def test_variance_claim_needs_two_seeds_and_compares_settings():
+    one_seed = [make_result(setting=s) for s in ("even", "odd")]
+    assert report.claim_odd_variance_higher(report.label_summary(one_seed)).verdict == "not tested"
+    spread = [make_result(setting="odd", seed=0, approx=[100, 60] * 5), make_result(setting="odd", seed=1, approx=[100, 90] * 5),
+              make_result(setting="even", seed=0, approx=[70, 100] * 5), make_result(setting="even", seed=1, approx=[72, 100] * 5)]
+    assert report.claim_odd_variance_higher(report.label_summary(spread)).verdict == "holds"
+    swapped = [make_result(setting="even" if r["job"]["setting"] == "odd" else "odd", seed=r["job"]["seed"],
+                           approx=r["labels"]["approx"]) for r in spread]
+    assert report.claim_odd_variance_higher(report.label_summary(swapped)).verdict == "does not hold"
+
+
+def test_test_claims_read_the_ks_table():
+    rs = [make_result("mnist", "even", ks={"LR": 0.95, "ASC log": 0.9, "ASC tlogt": 0.8}),
+          make_result("mnist", "odd", ks={"LR": 0.99, "ASC log": 0.99, "ASC tlogt": 0.5}),
+          make_result("fashion-mnist", "even", ks={"LR": 0.5, "ASC log": 0.7, "ASC tlogt": 0.4})]
+    assert report.claim_separation(rs).verdict == "partly"
+    assert report.claim_lr_better_than_asc(rs).verdict == "partly"
+    assert report.claim_odd_separates_better(rs).verdict == "holds"
+    assert report.claim_fashion_harder(rs).verdict == "holds"
+    assert report.claim_smaller_lambda_not_more_separation(rs).verdict == "not tested"
+
+
+def test_lambda_claim_fails_when_separation_grows_as_lambda_falls():
+    falls = [make_result(lam=lam, ks={"LR": ks, "ASC log": 0, "ASC tlogt": 0}) for lam, ks in ((0.6, 0.9), (0.9, 0.3))]
+    assert report.claim_smaller_lambda_not_more_separation(falls).verdict == "does not hold"
+    rises = [make_result(lam=lam, ks={"LR": ks, "ASC log": 0, "ASC tlogt": 0}) for lam, ks in ((0.6, 0.3), (0.9, 0.9))]
+    assert report.claim_smaller_lambda_not_more_separation(rises).verdict == "holds"
+
+
+def test_cost_speedup_and_extrapolation():
+    (c,) = report.costs([make_result(timings={"retrain": 100.0, "vdm": 10.0, "overhead_per_accepted": 0.001}, m=1000)])
+    assert c.fast_deletion == pytest.approx(11.0)
+    assert c.speedup == pytest.approx(100 / 11)
+    # 10 GAN epochs took 100 s and 5 VDM epochs 10 s: at 200 and 40 epochs, 2000 s against 80 s + 50 s
+    assert c.speedup_at() == pytest.approx(2000 / (80 + 0.001 * 50_000))
+    assert report.claim_fast([make_result()]).verdict == "holds"
+    slow = make_result(timings={"retrain": 10.0, "vdm": 9.0, "overhead_per_accepted": 0.0})
+    assert report.claim_fast([slow]).verdict == "does not hold"
+
+
+def test_bound_label_distribution_matches_alg1():
+    """The weighted label distribution equals what Alg. 1 accepts, by rejection sampling itself."""
+    rng = np.random.default_rng(0)
+    labels = rng.integers(0, 10, 5000)
+    log_ratio = np.where(labels % 2 == 0, np.log(0.5), np.log(1.5)) + 0.1 * rng.standard_normal(5000)
+
+    class LookupDRE:  # the stored ratio of each stored sample (rows carry their index)
+        def log_ratio(self, Y):
+            return log_ratio[np.asarray(Y)[:, 0].astype(int)]
+
+    model = EmpiricalModel(np.arange(5000)[:, None])
+    for bound in (10.0, 1.0):
+        expected, rate = report.bound_label_distribution(labels, log_ratio, bound)
+        sampler = ApproximateDeletion(model, LookupDRE(), bound=bound)
+        with pytest.warns(RuntimeWarning) if bound == 1.0 else _no_warning():
+            Y = sampler.sample(40_000, rng=np.random.default_rng(1))
+        got = np.bincount(labels[Y[:, 0]], minlength=10) / len(Y)
+        np.testing.assert_allclose(got, expected, atol=0.012)
+        assert sampler.acceptance_rate_ == pytest.approx(rate, rel=0.03)
+    # the check can fail: clipping at B = 1 moves the distribution back towards the unweighted one
+    clipped, _ = report.bound_label_distribution(labels, log_ratio, 1.0)
+    exact, _ = report.bound_label_distribution(labels, log_ratio, 10.0)
+    assert report.tv_distance(clipped, exact) > 0.05
+
+
+class _no_warning:
+    def __enter__(self):
+        import warnings
+
+        self._cm = warnings.catch_warnings()
+        self._cm.__enter__()
+        warnings.simplefilter("error", RuntimeWarning)
+
+    def __exit__(self, *exc):
+        return self._cm.__exit__(*exc)
