@@ -145,3 +145,30 @@ class _no_warning:
 
     def __exit__(self, *exc):
         return self._cm.__exit__(*exc)
+
+
+def test_stored_gpu_results_belong_to_the_gpu_profile():
+    """The shipped gpu results were made with today's gpu profile, on a GPU, for every job."""
+    import dataclasses
+    import json
+
+    from gendel.gan import PROFILES, protocol
+
+    results = protocol.stored_results("gpu")
+    assert [r["job"]["name"] for r in results] == [j.name for j in protocol.jobs("gpu")]
+    for r in results:
+        assert r["profile"] == json.loads(json.dumps(dataclasses.asdict(PROFILES["gpu"])))
+        assert r["hardware"]["device_type"] == "cuda"
+        assert set(r["arrays"]) >= {"pre_labels", "pre_log_ratio", "grid_pre", "grid_re", "grid_approx"}
+        assert sum(r["labels"]["approx"]) == PROFILES["gpu"].m_labels
+
+
+def test_class_reweighted_is_the_data_ratio_applied_to_the_labels():
+    uniform = np.full(10, 0.1)
+    even = report.class_reweighted(uniform, "even", 0.7)
+    assert even[0] == pytest.approx(0.07 / 0.85) and even[1] == pytest.approx(0.1 / 0.85)
+    assert even[[0, 2, 4, 6, 8]].sum() == pytest.approx(0.35 / 0.85)
+    odd = report.class_reweighted(uniform, "odd", 0.7)
+    np.testing.assert_allclose(odd, even[[1, 0, 3, 2, 5, 4, 7, 6, 9, 8]])
+    (s,) = report.label_summary([make_result(re=[70, 100] * 5, approx=[70, 100] * 5)])
+    assert s.tv_ideal_re[0] == pytest.approx(0) and s.tv_approx_ideal[0] == pytest.approx(0)

@@ -109,4 +109,7 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except ValueError as exc:  # a bad job, profile or setting: say what to do, without a traceback
+        sys.exit(f"python -m gendel.gan: {exc}")

@@ -27,7 +27,6 @@ import hashlib
 import json
 import os
 import platform
-import tempfile
 import time
 import warnings
 from pathlib import Path
@@ -83,8 +82,8 @@ PROFILES = {
     "gpu": Profile("gpu", ("mnist", "fashion-mnist"), (("even", 0.7), ("odd", 0.7)), (0,), None, 40, 64, 20, 64,
                    5, 50_000, 1000, 100),
     # 2 CPU cores, executed by every build of the book (sizes chosen from measurements: see the chapter).
-    "quick": Profile("quick", ("mnist", "fashion-mnist"), (("even", 0.7), ("odd", 0.7)), (0, 1), 8000, 16, 16, 8,
-                     16, 3, 5000, 500, 40),
+    "quick": Profile("quick", ("mnist", "fashion-mnist"), (("even", 0.7), ("odd", 0.7)), (0, 1), 8000, 12, 16, 10,
+                     16, 2, 5000, 500, 40),
     # Seconds per job: tests of the grid and the command line.
     "tiny": Profile("tiny", ("mnist",), (("even", 0.7), ("odd", 0.7)), (0,), 256, 1, 8, 1, 8, 1, 200, 50, 4,
                     batch_size=64),
@@ -142,19 +141,6 @@ def result_path(job, results_dir):
     return Path(results_dir) / f"{job.name}.json"
 
 
-def _atomic_write(path, write):
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def hardware(device):
     """What the job ran on: device name, torch version, CPU count, platform."""
     import torch
@@ -186,7 +172,7 @@ def run_job(job, results_dir=None, *, device=None, progress=True, data_root=None
     from ..deletion import ApproximateDeletion
     from .classifier import LabelClassifier
     from .dcgan import DCGAN
-    from .training import pick_device
+    from .training import atomic_write, pick_device
     from .vdm import VDMDRE
 
     p = get_profile(job.profile)
@@ -273,8 +259,8 @@ def run_job(job, results_dir=None, *, device=None, progress=True, data_root=None
     arrays = {"grid_pre": _to_uint8(Y_pre[:32]), "grid_re": _to_uint8(Y_re[:32]),
               "grid_approx": _to_uint8(Y_approx[:32]), "pre_labels": proba["pre"].argmax(1).astype(np.int8),
               "pre_log_ratio": pre_log_ratio.astype(np.float32)}
-    _atomic_write(path.with_suffix(".npz"), lambda tmp: np.savez_compressed(open(tmp, "wb"), **arrays))
-    _atomic_write(path, lambda tmp: Path(tmp).write_text(json.dumps(result, indent=1)))
+    atomic_write(path.with_suffix(".npz"), lambda f: np.savez_compressed(f, **arrays))
+    atomic_write(path, lambda f: f.write(json.dumps(result, indent=1).encode()))
     return result
 
 

@@ -49,6 +49,20 @@ def gap_closed(pre, re, approx):
         return np.where(gap > 0, 1.0 - tv_distance(approx, re) / np.where(gap > 0, gap, 1.0), np.nan)
 
 
+def class_reweighted(pre, setting, lam):
+    """The pre-trained label distribution re-weighted by the exact class-level ratio of the data.
+
+    Deleting a 1 - λ fraction of each label of one parity multiplies the data distribution of
+    those labels by λ (and renormalises). A DRE equal to that data ratio, ρ_* = p_*'/p_*, would
+    turn the pre-trained model's labels into this distribution: the best fast deletion can do
+    with a perfect DRE, whatever the pre-trained model's own label frequencies.
+    """
+    w = np.ones(10)
+    w[deleted_labels(setting)] = lam
+    q = np.asarray(pre, float) * w
+    return q / q.sum(axis=-1, keepdims=True)
+
+
 def _key(result):
     job = result["job"]
     return job["dataset"], job["setting"], float(job["lam"])
@@ -81,6 +95,8 @@ class LabelSummary:
     tv_pre_re: np.ndarray      # per seed
     tv_approx_re: np.ndarray   # per seed
     gap_closed: np.ndarray     # per seed
+    tv_ideal_re: np.ndarray    # per seed: the class-reweighted pre-trained model against re-trained
+    tv_approx_ideal: np.ndarray  # per seed: the approximated model against the class-reweighted one
     deleted_mass: dict         # model -> per-seed mass on the labels X' was drawn from
 
 
@@ -90,6 +106,7 @@ def label_summary(results):
     for (dataset, setting, lam), rs in group(results).items():
         dist = {m: np.array([proportions(r["labels"][m]) for r in rs]) for m in MODELS}
         deleted = deleted_labels(setting)
+        ideal = class_reweighted(dist["pre"], setting, lam)
         out.append(LabelSummary(
             dataset, setting, lam, len(rs),
             mean={m: d.mean(axis=0) for m, d in dist.items()},
@@ -97,6 +114,8 @@ def label_summary(results):
             tv_pre_re=tv_distance(dist["pre"], dist["re"]),
             tv_approx_re=tv_distance(dist["approx"], dist["re"]),
             gap_closed=gap_closed(dist["pre"], dist["re"], dist["approx"]),
+            tv_ideal_re=tv_distance(ideal, dist["re"]),
+            tv_approx_ideal=tv_distance(dist["approx"], ideal),
             deleted_mass={m: d[:, deleted].sum(axis=1) for m, d in dist.items()},
         ))
     return out

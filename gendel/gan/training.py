@@ -62,20 +62,33 @@ def default_checkpoint_dir():
     return cache_dir() / "checkpoints"
 
 
-def atomic_save(obj, path):
-    """``torch.save`` to a unique temporary file beside ``path``, then rename it into place."""
+def atomic_write(path, write):
+    """Call ``write(f)`` on a unique temporary file beside ``path``, then rename it into place.
+
+    Readers see the old file or the new one, never a part; concurrent writers of one path each
+    write their own temporary file. The file gets the permissions of a newly created file (the
+    umask), not the 0600 of ``tempfile.mkstemp``.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:
-            torch.save(obj, f)
+            write(f)
             f.flush()
             os.fsync(f.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def atomic_save(obj, path):
+    """``torch.save`` through :func:`atomic_write`."""
+    atomic_write(path, lambda f: torch.save(obj, f))
 
 
 def load_checkpoint(path):
