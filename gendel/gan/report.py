@@ -181,19 +181,24 @@ def costs(results):
     return out
 
 
-def statistics(results, stat):
-    """Q3 values of ``stat`` pooled over the seeds of each deletion set: {key: (H0, H1)}."""
+def _seeds(results, seed):
+    return results if seed is None else [r for r in results if r["job"]["seed"] == seed]
+
+
+def statistics(results, stat, *, seed=None):
+    """Q3 values of ``stat`` per deletion set: {key: (H0, H1)}, of one seed (one pair of trained
+    models, as the test sees it) or pooled over the seeds (``seed=None``)."""
     if stat not in STATISTICS:
         raise ValueError(f"stat must be one of {STATISTICS}; got {stat!r}")
     return {key: (np.concatenate([r["q3"]["values"][stat]["H0"] for r in rs]),
                   np.concatenate([r["q3"]["values"][stat]["H1"] for r in rs]))
-            for key, rs in group(results).items()}
+            for key, rs in group(_seeds(results, seed)).items()}
 
 
-def ks_table(results):
-    """Mean KS between H0 and H1 over the seeds: {key: {stat: KS}}."""
+def ks_table(results, *, seed=None):
+    """KS between H0 and H1 of one seed, or its mean over the seeds (``seed=None``): {key: {stat: KS}}."""
     return {key: {s: float(np.mean([r["q3"]["ks"][s] for r in rs])) for s in STATISTICS}
-            for key, rs in group(results).items()}
+            for key, rs in group(_seeds(results, seed)).items()}
 
 
 # ------------------------------------------------------------------------------------------

@@ -107,7 +107,9 @@ def load_checkpoint(path):
 def _progress(total, initial, desc, enabled):
     from tqdm.auto import tqdm
 
-    return tqdm(total=total, initial=initial, desc=desc, unit="epoch", disable=not enabled, leave=False)
+    # An explicit disable=False would override $TQDM_DISABLE (set by the book build): pass it only to turn off.
+    off = {} if enabled else {"disable": True}
+    return tqdm(total=total, initial=initial, desc=desc, unit="epoch", leave=False, **off)
 
 
 def run_epochs(*, key, epochs, modules, optimizers, generator, epoch_fn, checkpoint_dir, progress, desc):

@@ -17,6 +17,7 @@ from .common import COLORS
 DATASET_NAMES = {"mnist": "MNIST", "fashion-mnist": "Fashion-MNIST"}
 MODEL_COLORS = {"pre": COLORS["H0"], "re": COLORS["H1"], "approx": COLORS["D"]}
 STAT_NAMES = {"LR": "LR(Y, ρ̂_E)", "ASC log": "ASC, φ(t) = log t", "ASC tlogt": "ASC, φ(t) = t log t"}
+STAT_SHORT = {"LR": "LR", "ASC log": "ASC (φ = log t)", "ASC tlogt": "ASC (φ = t log t)"}
 
 
 def setting_name(setting, lam):
@@ -55,7 +56,7 @@ def sample_grid_figure(grids, *, cols=8, title="", subtitle=""):
         fig.update_xaxes(visible=False, constrain="domain", row=1, col=j)
         fig.update_yaxes(visible=False, scaleanchor=f"x{j if j > 1 else ''}", scaleratio=1, row=1, col=j)
     text = title + (f"<br><sup>{subtitle}</sup>" if subtitle else "")
-    fig.update_layout(height=330, margin=dict(l=10, r=10, t=90, b=10), title=dict(text=text, font_size=14))
+    fig.update_layout(height=300, margin=dict(l=10, r=10, t=80, b=10), title=dict(text=text, font_size=14))
     return fig
 
 
@@ -87,7 +88,10 @@ def label_bars_figure(summaries, *, title, subtitle=""):
     n = len(summaries)
     titles = [f"{DATASET_NAMES[s.dataset]}, {setting_name(s.setting, s.lam)}: "
               f"{np.mean(s.gap_closed):.0%} of the TV gap closed" for s in summaries]
-    fig = make_subplots(rows=n, cols=1, subplot_titles=titles, vertical_spacing=0.22 / max(n, 1))
+    panel, gap, top, bottom = 300, 140, 150, 70        # pixels
+    height = top + bottom + n * panel + (n - 1) * gap
+    plot_h = height - top - bottom
+    fig = make_subplots(rows=n, cols=1, subplot_titles=titles, vertical_spacing=gap / plot_h if n > 1 else 0)
     for i, s in enumerate(summaries, start=1):
         _bar_traces(fig, s.mean, s.sem, range(10), row=i, col=1, showlegend=i == 1)
         _shade_deleted(fig, s.setting, row=i, col=1)
@@ -97,9 +101,9 @@ def label_bars_figure(summaries, *, title, subtitle=""):
                          title_text="label (red: the labels X′ was drawn from)", row=i, col=1)
         fig.update_yaxes(title_text="fraction of samples", rangemode="tozero", row=i, col=1)
     text = title + (f"<br><sup>{subtitle}</sup>" if subtitle else "")
-    fig.update_layout(barmode="group", height=160 + 330 * n, title=dict(text=text, font_size=14),
-                      margin=dict(l=60, r=20, t=110, b=60), bargap=0.18,
-                      legend=dict(orientation="h", yanchor="bottom", y=1.0 + 0.12 / n, x=0))
+    fig.update_layout(barmode="group", height=height, margin=dict(l=60, r=20, t=top, b=bottom), bargap=0.18,
+                      title=dict(text=text, font_size=14, y=1 - 12 / height, yanchor="top"),
+                      legend=dict(orientation="h", yanchor="bottom", y=1 + 38 / plot_h, x=0))
     return fig
 
 
@@ -114,8 +118,12 @@ def statistics_figure(values, ks, *, stats=("LR", "ASC log", "ASC tlogt"), title
         (data set, setting, λ) -> {stat: KS statistic}.
     """
     keys = list(values)
-    fig = make_subplots(rows=len(keys), cols=len(stats), horizontal_spacing=0.08,
-                        vertical_spacing=0.3 / max(len(keys), 1),
+    n = len(keys)
+    panel, gap, top, bottom = 250, 120, 150, 60        # pixels
+    height = top + bottom + n * panel + (n - 1) * gap
+    plot_h = height - top - bottom
+    fig = make_subplots(rows=n, cols=len(stats), horizontal_spacing=0.08,
+                        vertical_spacing=gap / plot_h if n > 1 else 0,
                         subplot_titles=[f"{DATASET_NAMES[d]} {setting_name(s, lam)}: {STAT_NAMES[st]}<br>"
                                         f"KS = {ks[(d, s, lam)][st]:.2f}" for (d, s, lam) in keys for st in stats])
     for i, key in enumerate(keys, start=1):
@@ -129,12 +137,12 @@ def statistics_figure(values, ks, *, stats=("LR", "ASC log", "ASC tlogt"), title
                                            showlegend=i == 1 and j == 1,
                                            hovertemplate="%{x}: %{y}<extra>" + name + "</extra>"),
                               row=i, col=j)
-            fig.update_xaxes(title_text=st, row=i, col=j, nticks=4)
+            fig.update_xaxes(title_text=STAT_SHORT[st], row=i, col=j, nticks=4)
             fig.update_yaxes(title_text="repeats" if j == 1 else None, row=i, col=j)
     text = title + (f"<br><sup>{subtitle}</sup>" if subtitle else "")
-    fig.update_layout(barmode="overlay", height=140 + 300 * len(keys), title=dict(text=text, font_size=14),
-                      margin=dict(l=60, r=20, t=120, b=50),
-                      legend=dict(orientation="h", yanchor="bottom", y=1.0 + 0.1 / len(keys), x=0))
+    fig.update_layout(barmode="overlay", height=height, margin=dict(l=60, r=20, t=top, b=bottom),
+                      title=dict(text=text, font_size=14, y=1 - 12 / height, yanchor="top"),
+                      legend=dict(orientation="h", yanchor="bottom", y=1 + 48 / plot_h, x=0))
     fig.update_annotations(font_size=11)
     return fig
 
