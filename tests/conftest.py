@@ -22,6 +22,7 @@ REPO = Path(__file__).resolve().parents[1]
 BOOK_ENV = {
     "GENDEL_BOOK_BUILD": "1",
     "TQDM_DISABLE": "1",
+    "OMP_WAIT_POLICY": "PASSIVE",
     "GENDEL_CACHE_DIR": str(REPO / "_build" / ".gendel-cache"),
 }
 BOOK_COMMAND = ["jupyter-book", "build", ".", "-W", "-n", "--keep-going"]

@@ -79,7 +79,7 @@ def label_bars_figure(summaries, *, title, subtitle=""):
     """Label distributions of the three models, one panel per deletion set (Fig. 7(a)(b), App. E).
 
     Bars are means over the seeds and whiskers one standard error; the labels X' was drawn from
-    are shaded red.
+    are shaded.
 
     Parameters
     ----------
@@ -98,7 +98,7 @@ def label_bars_figure(summaries, *, title, subtitle=""):
         names = CLASS_NAMES[s.dataset]
         fig.update_xaxes(tickmode="array", tickvals=list(range(10)),
                          ticktext=[name.replace("/", "/<br>") if len(name) > 6 else name for name in names],
-                         title_text="label (red: the labels X′ was drawn from)", row=i, col=1)
+                         title_text="label (shaded: the labels X′ was drawn from)", row=i, col=1)
         fig.update_yaxes(title_text="fraction of samples", rangemode="tozero", row=i, col=1)
     text = title + (f"<br><sup>{subtitle}</sup>" if subtitle else "")
     fig.update_layout(barmode="group", height=height, margin=dict(l=60, r=20, t=top, b=bottom), bargap=0.18,
