@@ -86,7 +86,7 @@ def label_bars_figure(summaries, *, title, subtitle=""):
     summaries : list of :class:`gendel.gan.report.LabelSummary`
     """
     n = len(summaries)
-    titles = [f"{DATASET_NAMES[s.dataset]}, {setting_name(s.setting, s.lam)}: "
+    titles = [f"{DATASET_NAMES[s.dataset]}, {setting_name(s.setting, s.lam)}:<br>"
               f"{np.mean(s.gap_closed):.0%} of the TV gap closed" for s in summaries]
     panel, gap, top, bottom = 300, 140, 150, 70        # pixels
     height = top + bottom + n * panel + (n - 1) * gap
