@@ -37,6 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from . import data as _data
+from ._progress import progress_bar
 from ._validation import check_count, check_lambda, check_positive
 from .deletion import ApproximateDeletion
 from .dre import DensityRatioEstimator, ExactKDERatio, KernelClassifierDRE, KNNClassifierDRE
@@ -303,17 +304,13 @@ def sweep(dataset, lams, dres, *, labels=None, N=400, m=400, R=250, sigma_a=0.1,
     Each cell is cached on disk on its own, so an interrupted sweep resumes where it stopped.
     Set ``TQDM_DISABLE=1`` (or ``progress=False``) to hide the progress bar.
     """
-    from tqdm.auto import tqdm
-
     lams = tuple(check_lambda(lam) for lam in lams)
     dres = list(dres)
     labels = tuple(labels) if labels is not None else tuple(repr(d) for d in dres)
     if len(labels) != len(dres):
         raise ValueError(f"got {len(labels)} labels for {len(dres)} DREs")
     cells = [(lam, d) for lam in lams for d in dres]
-    # $TQDM_DISABLE is read here: tqdm's notebook bar (tqdm.auto in Jupyter) ignores it.
-    hidden = not progress or os.environ.get("TQDM_DISABLE", "").strip().lower() not in ("", "0", "false")
-    bar = tqdm(cells, desc=f"{dataset} sweep", disable=True if hidden else None)
+    bar = progress_bar(cells, desc=f"{dataset} sweep", enabled=progress)
     flat = [
         cached_synthetic_statistics(dataset, lam, d, N=N, m=m, R=R, sigma_a=sigma_a, seed=seed, variance=variance,
                                     cache=cache)

@@ -105,11 +105,9 @@ def load_checkpoint(path):
 
 
 def _progress(total, initial, desc, enabled):
-    from tqdm.auto import tqdm
+    from .._progress import progress_bar
 
-    # An explicit disable=False would override $TQDM_DISABLE (set by the book build): pass it only to turn off.
-    off = {} if enabled else {"disable": True}
-    return tqdm(total=total, initial=initial, desc=desc, unit="epoch", leave=False, **off)
+    return progress_bar(total=total, initial=initial, desc=desc, unit="epoch", leave=False, enabled=enabled)
 
 
 def run_epochs(*, key, epochs, modules, optimizers, generator, epoch_fn, checkpoint_dir, progress, desc):
