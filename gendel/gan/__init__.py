@@ -14,8 +14,8 @@ Everything here needs torch; the rest of gendel does not import it.
 
 from .classifier import LabelClassifier
 from .dcgan import DCGAN
-from .protocol import PROFILES, Job, Profile, jobs, load_results, run_job, run_profile
+from .protocol import PROFILES, Job, Profile, jobs, load_results, run_job, run_profile, trained_models
 from .vdm import VDMDRE
 
 __all__ = ["DCGAN", "VDMDRE", "LabelClassifier", "PROFILES", "Profile", "Job", "jobs", "run_job", "run_profile",
-           "load_results"]
+           "trained_models", "load_results"]

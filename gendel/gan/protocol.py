@@ -166,14 +166,59 @@ def training_images(dataset, n_train, *, root=None):
     return images, labels
 
 
+@dataclasses.dataclass
+class TrainedModels:
+    """The trained networks of one job: p_hat, p_hat', rho_hat_E, and the data (X, its labels, X') they came from."""
+
+    pretrained: object
+    retrained: object
+    vdm: object
+    X: np.ndarray
+    labels: np.ndarray
+    deleted: np.ndarray
+
+
+def trained_models(job, *, device=None, progress=True, data_root=None):
+    """Train (or load from the checkpoint cache) the pre-trained and re-trained DCGANs and the VDM DRE of a job.
+
+    The networks are exactly those of :func:`run_job` for the same job; a job run before is
+    loaded from its checkpoints in seconds.
+
+    Returns
+    -------
+    TrainedModels
+    """
+    from ..data import label_deletion_mask
+    from .dcgan import DCGAN
+    from .training import pick_device
+    from .vdm import VDMDRE
+
+    if isinstance(job, str):
+        raise TypeError(f"job must be a Job (e.g. gendel.gan.protocol.find_job('quick', {job!r})); got a string")
+    p = get_profile(job.profile)
+    device = pick_device(device)
+    X, labels = training_images(job.dataset, p.n_train, root=data_root)
+    deleted = label_deletion_mask(labels, job.setting, job.lam, rng=_stage_rng(job, 1))
+    common = dict(device=device, progress=progress)
+    gan = dict(epochs=p.gan_epochs, seed=job.seed, width=p.gan_width, batch_size=p.batch_size, **common)
+    pre = DCGAN(**gan).fit(X)
+    re = DCGAN(**gan).fit(X[~deleted])
+    vdm = VDMDRE(divergence="kl", epochs=p.vdm_epochs, seed=job.seed, width=p.vdm_width,
+                 batch_size=p.batch_size, **common).fit(X, deleted)
+    return TrainedModels(pre, re, vdm, X, labels, deleted)
+
+
+def _stage_rng(job, stage):
+    """One random stream per stage of a job."""
+    return np.random.default_rng([job.seed, stage])
+
+
 def run_job(job, results_dir=None, *, device=None, progress=True, data_root=None):
     """Run one job (or return its stored result) and write its result files. Returns the result dict."""
-    from ..data import label_deletion_mask, load_images
+    from ..data import load_images
     from ..deletion import ApproximateDeletion
     from .classifier import LabelClassifier
-    from .dcgan import DCGAN
     from .training import atomic_write, pick_device
-    from .vdm import VDMDRE
 
     p = get_profile(job.profile)
     results_dir = Path(results_dir) if results_dir is not None else default_results_dir(p)
@@ -182,20 +227,12 @@ def run_job(job, results_dir=None, *, device=None, progress=True, data_root=None
         return load_result(path)
     device = pick_device(device)
     t_start = time.perf_counter()
-    rng = lambda stage: np.random.default_rng([job.seed, stage])  # noqa: E731 - one stream per stage
-    X, labels = training_images(job.dataset, p.n_train, root=data_root)
-    deleted = label_deletion_mask(labels, job.setting, job.lam, rng=rng(1))
+    rng = lambda stage: _stage_rng(job, stage)  # noqa: E731 - one stream per stage
     common = dict(device=device, progress=progress)
-    gan = dict(epochs=p.gan_epochs, seed=job.seed, width=p.gan_width, batch_size=p.batch_size, **common)
-    timings = {}
-
-    pre = DCGAN(**gan).fit(X)
-    timings["pretrain"] = pre.fit_seconds_
-    re = DCGAN(**gan).fit(X[~deleted])
-    timings["retrain"] = re.fit_seconds_
-    vdm = VDMDRE(divergence="kl", epochs=p.vdm_epochs, seed=job.seed, width=p.vdm_width,
-                 batch_size=p.batch_size, **common).fit(X, deleted)
-    timings["vdm"] = vdm.fit_seconds_
+    models = trained_models(job, device=device, progress=progress, data_root=data_root)
+    pre, re, vdm, X, deleted = models.pretrained, models.retrained, models.vdm, models.X, models.deleted
+    labels = models.labels
+    timings = {"pretrain": pre.fit_seconds_, "retrain": re.fit_seconds_, "vdm": vdm.fit_seconds_}
     train_x, train_y = load_images(job.dataset, split="train", root=data_root)
     test_x, test_y = load_images(job.dataset, split="test", root=data_root)
     clf = LabelClassifier(epochs=p.classifier_epochs, batch_size=p.batch_size, **common).fit(train_x, train_y)
