@@ -11,13 +11,14 @@ models       generative learners with explicit densities (KDE)
 dre          density ratio estimators between X and X \\ X' (§3)
 deletion     the approximated model and its rejection sampler (Alg. 1)
 stats        LR, ASC, MMD and KS statistics (§4, App. C)
+deletion_test  the deletion test as a decision: p-values, type-I error, power (§4, App. C)
 experiments  the §5.1 protocol, sweeps and caching
 plotting     plotly figures for the book (depends on the rest)
 widgets      ipywidgets panels for a live kernel (depends on the rest)
 """
 
-from . import data, deletion, dre, experiments, models, stats
+from . import data, deletion, deletion_test, dre, experiments, models, stats
 
 __version__ = "0.1.0"
 
-__all__ = ["data", "deletion", "dre", "experiments", "models", "stats", "__version__"]
+__all__ = ["data", "deletion", "deletion_test", "dre", "experiments", "models", "stats", "__version__"]

@@ -6,6 +6,7 @@ common      colours, layout defaults, Markdown tables and the renderer of the ex
 maps        heatmaps of density ratios over the plane
 framework   Alg. 1 at work and grids of ratio maps (chapters on §2 and §3.1)
 synthetic   the figures of the chapter on MoG-8 and CKB-8 (§5.1, Appendix D)
+deletion_test  the deletion test as a decision: null and alternative, power, ROC, p-values
 theory      both-sides figures and verdict tables of the "Theory, checked" part
 """
 

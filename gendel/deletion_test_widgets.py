@@ -1,0 +1,370 @@
+"""A live panel for the chapter on the deletion test as a decision (§4, Appendix C).
+
+:class:`DeletionTestPanel` puts the calibrated deletion test of :mod:`gendel.deletion_test`
+behind a few controls: the data set (MoG-8 or CKB-8), the density ratio estimator ρ̂_E, the
+number of samples per test m, λ, the level α and the statistic. It redraws
+:func:`gendel.plotting.deletion_test.decision_figure`: the statistic under H0 (samples of the
+pre-trained KDE p̂) and under the alternative (samples of the re-trained KDE p̂′), the critical
+value of the Monte-Carlo test at α, its power and its type-I error.
+
+Everything that can be reused is cached by configuration: the data and the exact ratio (data set,
+λ), each fitted DRE (data set, λ, DRE) and each test with its simulated statistics (data set, λ,
+DRE, statistic, m; the MMD statistic does not use the DRE, so the DRE is not part of its key).
+Moving α alone only recomputes the critical value from the cached statistics: nothing is drawn.
+Each test draws from its own random stream, derived from the panel's seed and the configuration,
+so the same settings give the same figure whatever was shown before.
+
+Widgets need a kernel (Jupyter, Binder, Colab); the static book shows
+:func:`gendel.plotting.deletion_test.decision_slider_figure` instead. Requires the ``widgets``
+extra: ``pip install "gendel[widgets]"`` (ipywidgets and anywidget).
+"""
+
+from __future__ import annotations
+
+import html
+import sys
+import time
+import zlib
+from collections import OrderedDict
+
+import numpy as np
+import plotly.graph_objects as go
+
+try:
+    import ipywidgets as W
+except ImportError as exc:  # pragma: no cover - depends on the environment
+    raise ImportError('gendel.deletion_test_widgets needs ipywidgets and anywidget: '
+                      'pip install "gendel[widgets]"') from exc
+
+from . import experiments
+from ._validation import check_count
+from .data import LABELS
+from .deletion_test import STATISTIC_LABELS, STATISTICS, DeletionTest
+from .dre import KernelClassifierDRE, KNNClassifierDRE
+from .plotting.deletion_test import critical_value, decision_figure, rejects
+
+#: The data sets of the panel: key -> label.
+DATASETS = dict(LABELS)
+#: The DREs of the panel: key -> label. "exact" is the exact ratio ρ̂ = p̂′/p̂ of the KDE learner.
+DRES = {"exact": "exact ratio ρ̂ = p̂′/p̂", "kbc-0.075": "KBC σ_C = 0.075", "kbc-0.1": "KBC σ_C = 0.1",
+        "knn-10": "kNN k = 10"}
+#: Steps of the m slider (samples per test), roughly evenly spaced on a log scale.
+M_STEPS = (10, 20, 30, 50, 100, 200, 300, 400)
+#: Steps of the λ slider (weight of the re-weighted components in p_*', §5.1).
+LAMBDAS = (0.5, 0.6, 0.7, 0.8, 0.9)
+#: Levels α of the test.
+ALPHAS = (0.01, 0.05, 0.1)
+#: The panel's defaults.
+DEFAULTS = dict(dataset="mog8", dre="kbc-0.1", statistic="lr", m=100, lam=0.8, alpha=0.05)
+#: The §5.1 setting behind every configuration: N = 400 points, KDE bandwidth σ_A = 0.1.
+N, SIGMA_A = 400, 0.1
+
+
+def make_dre(key):
+    """The unfitted DRE of a :data:`DRES` key (None for ``"exact"``, which the setup provides)."""
+    if key == "exact":
+        return None
+    if key.startswith("kbc-"):
+        return KernelClassifierDRE(float(key[4:]))
+    if key.startswith("knn-"):
+        return KNNClassifierDRE(int(key[4:]))
+    raise ValueError(f"dre must be one of {tuple(DRES)}; got {key!r}")
+
+
+class _LRU(OrderedDict):
+    """A small least-recently-used cache."""
+
+    def __init__(self, maxsize):
+        super().__init__()
+        self.maxsize = maxsize
+
+    def get_or_compute(self, key, compute):
+        if key in self:
+            self.move_to_end(key)
+            return self[key]
+        value = compute()
+        self[key] = value
+        if len(self) > self.maxsize:
+            self.popitem(last=False)
+        return value
+
+
+def _pick(value, choices, name):
+    """The element of ``choices`` equal (numerically close) to ``value``, else a ValueError."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be one of {choices}; got {value!r}") from exc
+    for choice in choices:
+        if np.isclose(number, choice, rtol=0, atol=1e-9):
+            return choice
+    raise ValueError(f"{name} must be one of {choices} (the steps of its control); got {value!r}")
+
+
+class DeletionTestPanel:
+    """Controls of the deletion test and the decision figure they produce.
+
+    Parameters
+    ----------
+    n_null : int
+        Simulated null statistics per configuration (at least 99, so that α = 0.01 can reject).
+    n_rep : int
+        Tests of the alternative per configuration (the power's denominator).
+    seed : int
+        Seed of every random stream of the panel.
+    n_pilot : int
+        Model draws of each test's pilot (direction of the ASC statistics, MMD bandwidth).
+    **settings
+        Initial values of the controls, see :data:`DEFAULTS`: ``dataset`` ("mog8", "ckb8"),
+        ``dre`` (a key of :data:`DRES`), ``statistic`` (one of
+        :data:`gendel.deletion_test.STATISTICS`), ``m`` (one of :data:`M_STEPS`), ``lam`` (one
+        of :data:`LAMBDAS`) and ``alpha`` (one of :data:`ALPHAS`).
+
+    Attributes
+    ----------
+    widget : ipywidgets.VBox
+        The panel (displaying the panel itself shows it).
+    controls : dict
+        The control widgets by setting name.
+    figure : plotly.graph_objects.FigureWidget
+        The decision figure of the current settings.
+    status : ipywidgets.HTML
+        What the last redraw did and how long it took.
+    frame_ : dict
+        The numbers on show: ``null``, ``alternative`` (statistics), ``critical``,
+        ``direction``, ``statistic``, ``m``, ``alpha``, ``power`` (share of the alternative
+        beyond the critical value) and ``type_one``.
+    n_setups_, n_dre_fits_, n_draws_ : int
+        How often the panel drew a data set, fitted a DRE, and simulated the statistics of a
+        configuration (the caches keep these below the number of redraws).
+    last_redraw_s_ : float
+        Seconds the last redraw took.
+
+    Examples
+    --------
+    >>> panel = DeletionTestPanel(m=400, dre="knn-10")   # doctest: +SKIP
+    >>> panel.set(alpha=0.01).frame_["power"]            # doctest: +SKIP
+    >>> panel                                            # doctest: +SKIP
+    """
+
+    def __init__(self, *, n_null=200, n_rep=200, seed=0, n_pilot=5000, **settings):
+        self.n_null = check_count(n_null, "n_null", minimum=99)
+        self.n_rep = check_count(n_rep, "n_rep", minimum=1)
+        self.seed = check_count(seed, "seed", minimum=0)
+        self.n_pilot = check_count(n_pilot, "n_pilot", minimum=100)
+        values = dict(DEFAULTS)
+        values.update(self._validate(settings))
+        self._setups, self._dres, self._tests = _LRU(4), _LRU(8), _LRU(64)
+        self.n_setups_ = self.n_dre_fits_ = self.n_draws_ = 0
+        self.last_redraw_s_ = 0.0
+        self._suspended = True
+        self._build_controls(values)
+        self.figure = go.FigureWidget()
+        self._styled = False
+        self.widget = W.VBox([self._controls_box, self.status, self.figure], layout=W.Layout(width="100%"))
+        self._suspended = False
+        self._refresh()
+
+    # ------------------------------------------------------------------ public API
+
+    @property
+    def settings(self):
+        """The current values of all controls, as a dict."""
+        return {name: control.value for name, control in self.controls.items()}
+
+    def set(self, **settings):
+        """Change one or more controls and redraw once, e.g. ``panel.set(m=400, alpha=0.01)``.
+
+        Raises ValueError for an unknown setting or a value that is not one of its control's
+        choices; nothing changes then. Returns self.
+        """
+        values = self._validate(settings)
+        self._suspended = True
+        try:
+            for name, value in values.items():
+                self.controls[name].value = value
+        finally:
+            self._suspended = False
+        self._refresh()
+        return self
+
+    def test(self):
+        """The :class:`~gendel.deletion_test.DeletionTest` of the current settings (fitted, cached)."""
+        return self._test(self._test_key(self.settings))["test"]
+
+    def close(self):
+        """Close every widget of the panel (frees the front-end views)."""
+        self.widget.close()
+        for w in [*self.controls.values(), self.figure, self.status]:
+            w.close()
+
+    def _repr_mimebundle_(self, **kwargs):
+        return self.widget._repr_mimebundle_(**kwargs)
+
+    # ------------------------------------------------------------------ validation and controls
+
+    @staticmethod
+    def _validate(settings):
+        out = {}
+        for name, value in settings.items():
+            if name not in DEFAULTS:
+                raise ValueError(f"unknown setting {name!r}; the panel's settings are {tuple(DEFAULTS)}")
+            if name == "dataset":
+                if value not in DATASETS:
+                    raise ValueError(f"dataset must be one of {tuple(DATASETS)}; got {value!r}")
+            elif name == "dre":
+                if value not in DRES:
+                    raise ValueError(f"dre must be one of {tuple(DRES)}; got {value!r}")
+            elif name == "statistic":
+                if value not in STATISTICS:
+                    raise ValueError(f"statistic must be one of {STATISTICS}; got {value!r}")
+            elif name == "m":
+                if isinstance(value, bool) or value not in M_STEPS:
+                    raise ValueError(f"m must be one of {M_STEPS} (the steps of its slider); got {value!r}")
+                value = int(value)
+            elif name == "lam":
+                value = _pick(value, LAMBDAS, "lam")
+            else:
+                value = _pick(value, ALPHAS, "alpha")
+            out[name] = value
+        return out
+
+    def _build_controls(self, v):
+        style = {"description_width": "initial"}
+        c = {
+            "dataset": W.ToggleButtons(options=[(label, key) for key, label in DATASETS.items()], value=v["dataset"],
+                                       description="data set", style={**style, "button_width": "70px"}),
+            "dre": W.Dropdown(options=[(label, key) for key, label in DRES.items()], value=v["dre"],
+                              description="DRE ρ̂_E", style=style, layout=W.Layout(width="260px")),
+            "statistic": W.Dropdown(options=[(STATISTIC_LABELS[s], s) for s in STATISTICS], value=v["statistic"],
+                                    description="statistic", style=style, layout=W.Layout(width="230px")),
+            "m": W.SelectionSlider(options=list(M_STEPS), value=v["m"], description="samples per test m",
+                                   continuous_update=False, style=style, layout=W.Layout(width="330px")),
+            "lam": W.SelectionSlider(options=[(f"{lam:g}", lam) for lam in LAMBDAS], value=v["lam"], description="λ",
+                                     continuous_update=False, style=style, layout=W.Layout(width="220px")),
+            "alpha": W.ToggleButtons(options=[(f"{a:g}", a) for a in ALPHAS], value=v["alpha"], description="level α",
+                                     style={**style, "button_width": "56px"}),
+        }
+        self.controls = c
+        self.status = W.HTML(value="")
+        for control in c.values():
+            control.observe(self._on_change, names="value")
+        self._controls_box = W.VBox([W.HBox([c["dataset"], c["dre"], c["statistic"]]),
+                                     W.HBox([c["m"], c["lam"], c["alpha"]])])
+
+    def _on_change(self, _):
+        if not self._suspended:
+            self._refresh()
+
+    # ------------------------------------------------------------------ computation (cached)
+
+    def _setup(self, key):
+        def compute():
+            self.n_setups_ += 1
+            return experiments.setup(key[0], key[1], N=N, sigma_a=SIGMA_A, seed=self.seed)
+
+        return self._setups.get_or_compute(key, compute)
+
+    def _dre(self, key):
+        dataset, lam, dre = key
+
+        def compute():
+            X, deleted, exact = self._setup((dataset, lam))
+            if dre == "exact":
+                return exact
+            self.n_dre_fits_ += 1
+            return make_dre(dre).fit(X, deleted)
+
+        return self._dres.get_or_compute(key, compute)
+
+    @staticmethod
+    def _test_key(s):
+        dre = None if s["statistic"] == "mmd" else s["dre"]  # MMD does not use the ratio
+        return (s["dataset"], s["lam"], dre, s["statistic"], s["m"])
+
+    def _test(self, key):
+        dataset, lam, dre, statistic, m = key
+
+        def compute():
+            _, _, exact = self._setup((dataset, lam))
+            ratio = None if dre is None else self._dre((dataset, lam, dre))
+            stream = np.random.SeedSequence([self.seed, zlib.crc32(repr(key).encode())])
+            rng_test, rng_alt = (np.random.default_rng(s) for s in stream.spawn(2))
+            test = DeletionTest(exact.pretrained_, ratio, statistic=statistic, n_null=self.n_null, rng=rng_test,
+                                n_pilot=self.n_pilot)
+            null = test.null_distribution(m)
+            # the alternative's statistics do not depend on alpha: any valid level will do
+            power = test.power(exact.retrained_, m, alpha=max(ALPHAS), n_rep=self.n_rep, rng=rng_alt)
+            self.n_draws_ += 1
+            return {"test": test, "null": null, "alternative": power.statistics}
+
+        return self._tests.get_or_compute(key, compute)
+
+    # ------------------------------------------------------------------ redraw
+
+    def _refresh(self):
+        t0 = time.perf_counter()
+        s = self.settings
+        key = self._test_key(s)
+        cached = key in self._tests
+        try:
+            drawn = self._test(key)
+        except Exception as exc:  # show the problem in the panel, then let it propagate
+            self.status.value = f"<span style='color:#B2182B'>⚠ {html.escape(str(exc))}</span>"
+            raise
+        test, null, alternative = drawn["test"], drawn["null"], drawn["alternative"]
+        direction = int(test.direction_)
+        critical = critical_value(null, s["alpha"], direction)
+        power = float(rejects(alternative, critical, direction).mean())
+        self.frame_ = dict(label=f"m = {s['m']}", null=null, alternative=alternative, critical=critical,
+                           direction=direction, statistic=s["statistic"], m=s["m"], alpha=s["alpha"], power=power,
+                           type_one=(1.0 + rejects(null, critical, direction).sum()) / (1.0 + null.size))
+        dre = "not used by MMD" if s["statistic"] == "mmd" else DRES[s["dre"]]
+        fig = decision_figure(
+            null, alternative, critical=critical, direction=direction, statistic=s["statistic"], m=s["m"],
+            alpha=s["alpha"], title=f"Deletion test on {DATASETS[s['dataset']]}, λ = {s['lam']:g}",
+            subtitle=(f"{STATISTIC_LABELS[s['statistic']]}, m = {s['m']}, α = {s['alpha']:g}; ρ̂_E: {dre}<br>"
+                      f"N = {N}, σ_A = {SIGMA_A:g}, seed {self.seed}; {self.n_null} null sets, {self.n_rep} tests"))
+        self._draw(fig)
+        self.last_redraw_s_ = time.perf_counter() - t0
+        how = ("statistics from the cache" if cached else
+               f"new draws: {self.n_null} + {self.n_rep} sets of m = {s['m']} samples")
+        self.status.value = (f"Redrawn in {self.last_redraw_s_:.2f} s ({how}). Power {power:.1%}, "
+                             f"type-I error {self.frame_['type_one']:.1%} at α = {s['alpha']:g}.")
+
+    def _draw(self, fig):
+        """Copy a freshly built decision figure into the widget, trace by trace."""
+        # Traces are updated one at a time and outside batch_update: a batch that edits
+        # different keys of different traces sends null for the untouched keys (plotly 7.1).
+        if len(self.figure.data) != len(fig.data):
+            self.figure.data = []
+            self.figure.add_traces(fig.data)
+        else:
+            for old, new in zip(self.figure.data, fig.data):
+                old.update({k: v for k, v in new.to_plotly_json().items() if k != "type"})
+        layout = fig.layout
+        with self.figure.batch_update():
+            if not self._styled:  # first draw: the parts that never change
+                self.figure.update_layout(template=layout.template, barmode=layout.barmode, bargap=layout.bargap,
+                                          hoverlabel=layout.hoverlabel)
+                self._styled = True
+            self.figure.update_layout(height=layout.height, margin=layout.margin, title=layout.title,
+                                      legend=layout.legend, xaxis=layout.xaxis, yaxis=layout.yaxis)
+
+
+def deletion_test_panel(**settings):
+    """A :class:`DeletionTestPanel` drawn at ``settings``, ready to display.
+
+    In a notebook, ``deletion_test_panel()`` as the last line of a cell shows the panel. In
+    Google Colab this also enables Colab's custom widget manager, which plotly's
+    ``FigureWidget`` needs there.
+    """
+    if "google.colab" in sys.modules:  # pragma: no cover - only in Colab
+        from google.colab import output
+
+        output.enable_custom_widget_manager()
+    return DeletionTestPanel(**settings)
+
+
+__all__ = ["ALPHAS", "DEFAULTS", "DRES", "DeletionTestPanel", "LAMBDAS", "M_STEPS", "deletion_test_panel",
+           "make_dre"]
