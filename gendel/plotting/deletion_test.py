@@ -182,6 +182,11 @@ def _title(main, detail=None):
                 pad=dict(t=16, l=10), font=dict(size=15))
 
 
+def _top(subtitle):
+    """The top margin of a figure whose settings line may hold ``<br>`` line breaks."""
+    return 78 + 15 * (subtitle or "").count("<br>")
+
+
 def _percent(x):
     return f"{100 * x:.1f} %"
 
@@ -469,7 +474,7 @@ def _power_points(results, x):
     return sorted(points, key=lambda p: p[0])
 
 
-def power_figure(curves, *, alpha, x="m", log_x=None, title=None, subtitle=None, x_title=None):
+def power_figure(curves, *, alpha, x="m", log_x=None, title=None, subtitle=None, x_title=None, colors=None):
     """Rejection rate against the sample size m (or another setting), one line per label.
 
     Each point is a :class:`~gendel.deletion_test.PowerResult`; the shaded band is its exact
@@ -493,12 +498,16 @@ def power_figure(curves, *, alpha, x="m", log_x=None, title=None, subtitle=None,
     title, subtitle : str, optional
     x_title : str, optional
         Default: "samples per test m" for x = "m", else ``x``.
+    colors : dict, optional
+        A colour per label (e.g. the book's colours of the three models); others get
+        :data:`STATISTIC_COLORS` or a palette colour.
 
     Returns
     -------
     plotly.graph_objects.Figure
     """
     alpha = check_alpha(alpha)
+    colors = dict(colors or {})
     if not curves:
         raise ValueError("curves is empty: pass {label: [PowerResult, ...]}")
     log_x = (x == "m") if log_x is None else bool(log_x)
@@ -517,7 +526,7 @@ def power_figure(curves, *, alpha, x="m", log_x=None, title=None, subtitle=None,
         rate = [p[1].rate for p in points]
         low = [p[1].low for p in points]
         high = [p[1].high for p in points]
-        color = _color(label, i)
+        color = colors.get(label) or _color(label, i)
         n_rep = sorted({p[1].n_rep for p in points})
         fig.add_trace(go.Scatter(x=xs + xs[::-1], y=high + low[::-1], fill="toself", fillcolor=_rgba(color, 0.13),
                                  line=dict(width=0), mode="lines", hoverinfo="skip", showlegend=False,
@@ -532,7 +541,7 @@ def power_figure(curves, *, alpha, x="m", log_x=None, title=None, subtitle=None,
     fig.add_trace(go.Scatter(x=[lo_x, hi_x], y=[alpha, alpha], mode="lines", name=f"level α = {alpha:g}",
                              line=dict(color="#777", width=1.5, dash="dash"), hoverinfo="skip"))
     n_lines = len(curves) + 1
-    top, plot_h, bottom = 78, 330, 62 + n_lines * 20
+    top, plot_h, bottom = _top(subtitle), 330, 62 + n_lines * 20
     fig.update_layout(
         template="plotly_white", height=top + plot_h + bottom, margin=dict(l=62, r=16, t=top, b=bottom),
         title=_title(title or "Rejection rate of the deletion test",
@@ -610,7 +619,7 @@ def roc_figure(pairs, *, title=None, subtitle=None):
                                  hovertemplate=f"false positive rate %{{x:.3f}}<br>true positive rate %{{y:.3f}}"
                                                f"<extra>{_name(label)}</extra>"))
     n = len(pairs) + 1
-    top, plot_h, bottom = 78, 380, 62 + n * 20
+    top, plot_h, bottom = _top(subtitle), 380, 62 + n * 20
     fig.update_layout(
         template="plotly_white", height=top + plot_h + bottom, margin=dict(l=62, r=16, t=top, b=bottom),
         title=_title(title or "ROC curves of the deletion test",
@@ -721,7 +730,7 @@ def pvalue_figure(mc, asymptotic, *, labels=None, n_null=None, alpha=None, p_min
         fig.add_trace(go.Scatter(x=[alpha, alpha, None, lo, 1], y=[lo, 1, None, alpha, alpha], mode="lines",
                                  line=dict(color="#777", width=1), name=f"level α = {alpha:g}", hoverinfo="skip"))
     n = len(fig.data)
-    top, plot_h, bottom = 78, 380, 62 + n * 20
+    top, plot_h, bottom = _top(subtitle), 380, 62 + n * 20
     decades = [math.log10(lo), 0.05]
     fig.update_layout(
         template="plotly_white", height=top + plot_h + bottom, margin=dict(l=62, r=16, t=top, b=bottom),
