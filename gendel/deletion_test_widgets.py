@@ -25,7 +25,6 @@ import html
 import sys
 import time
 import zlib
-from collections import OrderedDict
 
 import numpy as np
 import plotly.graph_objects as go
@@ -42,6 +41,7 @@ from .data import LABELS
 from .deletion_test import STATISTIC_LABELS, STATISTICS, DeletionTest
 from .dre import KernelClassifierDRE, KNNClassifierDRE
 from .plotting.deletion_test import critical_value, decision_figure, rejects
+from .widgets import _LRU
 
 #: The data sets of the panel: key -> label.
 DATASETS = dict(LABELS)
@@ -69,24 +69,6 @@ def make_dre(key):
     if key.startswith("knn-"):
         return KNNClassifierDRE(int(key[4:]))
     raise ValueError(f"dre must be one of {tuple(DRES)}; got {key!r}")
-
-
-class _LRU(OrderedDict):
-    """A small least-recently-used cache."""
-
-    def __init__(self, maxsize):
-        super().__init__()
-        self.maxsize = maxsize
-
-    def get_or_compute(self, key, compute):
-        if key in self:
-            self.move_to_end(key)
-            return self[key]
-        value = compute()
-        self[key] = value
-        if len(self) > self.maxsize:
-            self.popitem(last=False)
-        return value
 
 
 def _pick(value, choices, name):
