@@ -28,11 +28,9 @@ from __future__ import annotations
 
 import copy
 import functools
-import hashlib
 import json
 import os
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
@@ -40,6 +38,7 @@ from . import data as _data
 from ._progress import progress_bar
 from ._validation import check_count, check_lambda, check_positive
 from .deletion import ApproximateDeletion
+from .cache import cache_dir, cache_path  # noqa: F401  (cache_dir re-exported)
 from .dre import DensityRatioEstimator, ExactKDERatio, KernelClassifierDRE, KNNClassifierDRE
 from .stats import PHI_NAMES, asc, ks_statistic, likelihood_ratio
 
@@ -207,32 +206,6 @@ def synthetic_statistics(dataset, lam, dre, *, N=400, m=400, R=250, sigma_a=0.1,
 # Cached sweeps
 
 
-def cache_dir():
-    """Where expensive results are cached: ``$GENDEL_CACHE_DIR`` or ``~/.cache/gendel``."""
-    return Path(os.environ.get("GENDEL_CACHE_DIR") or Path.home() / ".cache" / "gendel")
-
-
-@functools.lru_cache(maxsize=1)
-def _code_fingerprint():
-    """A hash of the modules that determine the numbers, so a code change invalidates the cache."""
-    import scipy
-    import sklearn
-
-    here = Path(__file__).parent
-    h = hashlib.sha256()
-    for name in ("_validation.py", "_kernels.py", "data.py", "models.py", "dre.py", "deletion.py", "stats.py",
-                 "experiments.py"):
-        h.update((here / name).read_bytes())
-    # the numbers also depend on the libraries (random streams, estimator defaults hidden by repr)
-    h.update(f"numpy {np.__version__} scipy {scipy.__version__} sklearn {sklearn.__version__}".encode())
-    return h.hexdigest()[:16]
-
-
-def _cache_path(kind, config):
-    key = hashlib.sha256(json.dumps([kind, config, _code_fingerprint()], sort_keys=True).encode()).hexdigest()
-    return cache_dir() / kind / f"{key[:24]}.npz"
-
-
 def cached_synthetic_statistics(dataset, lam, dre, *, N=400, m=400, R=250, sigma_a=0.1, seed=0, variance=None,
                                 cache=True):
     """:func:`synthetic_statistics` with an on-disk cache keyed by the full configuration.
@@ -253,7 +226,7 @@ def cached_synthetic_statistics(dataset, lam, dre, *, N=400, m=400, R=250, sigma
     variance = _check_variance(dataset, variance)
     if variance is not None:
         settings["variance"] = variance
-    path = _cache_path("synthetic_statistics", settings)
+    path = cache_path("synthetic_statistics", settings)
     if cache and path.exists():
         with np.load(path) as f:
             values = {stat: {k: f[f"{stat}|{k[0]}|{k[1]}"] for k in KEYS} for stat in STATISTICS}

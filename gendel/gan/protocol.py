@@ -131,7 +131,7 @@ def find_job(profile, name):
 
 def default_results_dir(profile):
     """``$GENDEL_CACHE_DIR/gan/<profile>-<hash of its settings>``."""
-    from ..experiments import cache_dir
+    from ..cache import cache_dir
 
     p = get_profile(profile)
     return cache_dir() / "gan" / f"{p.name}-{p.key()}"

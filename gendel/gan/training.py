@@ -57,7 +57,7 @@ def config_key(kind, config):
 
 def default_checkpoint_dir():
     """``$GENDEL_CACHE_DIR/checkpoints`` (default ``~/.cache/gendel/checkpoints``)."""
-    from ..experiments import cache_dir
+    from ..cache import cache_dir
 
     return cache_dir() / "checkpoints"
 
