@@ -20,6 +20,8 @@ Since (1 - f) / (1 + f) <= 1, every classifier DRE is bounded by B = N / (N - N'
 from __future__ import annotations
 
 import copy
+from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 from scipy.spatial import cKDTree
@@ -232,6 +234,50 @@ def duplicated_training_set(X_deleted, X_kept):
     X_aug = np.concatenate([X_deleted, X_kept, X_kept])
     y_aug = np.concatenate([np.ones(len(X_deleted), int), np.zeros(2 * len(X_kept), int)])
     return X_aug, y_aug
+
+
+def _logistic_regression_dre(_=None):
+    from sklearn.linear_model import LogisticRegression
+
+    return ClassifierDRE(LogisticRegression())
+
+
+@dataclass(frozen=True)
+class DREChoice:
+    """One DRE family that the chapters, sweeps and panels offer by name.
+
+    ``make(value)`` returns an unfitted estimator for the family's hyper-parameter ``param``
+    (``None`` when the family has none); ``describe(value)`` labels it, e.g. "KBC, σ_C = 0.100".
+    """
+
+    label: str
+    short: str
+    param: str | None
+    symbol: str | None
+    make: Callable
+    fmt: str = "{:g}"
+
+    def describe(self, value=None):
+        if self.param is None:
+            return self.label
+        return f"{self.short}, {self.symbol} = {self.fmt.format(value)}"
+
+
+#: The DRE families by key: the one table that sweeps, figures and panels read.
+DRE_CHOICES = {
+    "kbc": DREChoice("KBC (σ_C)", "KBC", "sigma_c", "σ_C", lambda v: KernelClassifierDRE(bandwidth=v), "{:.3f}"),
+    "knn": DREChoice("kNN (k)", "kNN", "k", "k", lambda v: KNNClassifierDRE(k=v), "{:d}"),
+    "logreg": DREChoice("logistic regression", "logistic", None, None, _logistic_regression_dre),
+}
+
+
+def make_dre(kind, value=None):
+    """The unfitted DRE of family ``kind`` (a key of :data:`DRE_CHOICES`) with hyper-parameter ``value``."""
+    try:
+        choice = DRE_CHOICES[kind]
+    except (KeyError, TypeError):
+        raise ValueError(f"dre must be one of {tuple(DRE_CHOICES)}; got {kind!r}") from None
+    return choice.make(value)
 
 
 def __getattr__(name):
