@@ -132,9 +132,26 @@ def check_deletion(deleted, n):
     return mask
 
 
+class NotFittedError(ValueError, AttributeError):
+    """An estimator or model was used before ``fit``.
+
+    A subclass of both ``ValueError`` and ``AttributeError``, as scikit-learn's
+    ``sklearn.exceptions.NotFittedError``.
+
+    Examples
+    --------
+    >>> from gendel.models import KDE
+    >>> try:
+    ...     KDE(bandwidth=0.1).log_prob([[0.0, 0.0]])
+    ... except NotFittedError as error:
+    ...     print(error)
+    this KDE is not fitted yet: call .fit(...) before using it
+    """
+
+
 def check_fitted(estimator, attribute):
-    """Raise a clear error when an estimator is used before ``fit``."""
+    """Raise :class:`NotFittedError` when an estimator is used before ``fit``."""
     if not hasattr(estimator, attribute):
-        raise ValueError(
+        raise NotFittedError(
             f"this {type(estimator).__name__} is not fitted yet: call .fit(...) before using it"
         )
