@@ -1,33 +1,12 @@
-"""The experimental protocol of §5.1 on the synthetic 2-D data sets.
+"""Runs of the §5.1 protocol: per-repeat statistics, sweeps over lambda and DREs, the chapter grids.
 
-How we read the protocol
-------------------------
-For one seed we draw X (N points) once, choose X' once, and fit the pre-trained KDE p_hat, the
-re-trained KDE p_hat' and the DRE rho_hat_E once. The R repeats then redraw the four sample
-sets of size m:
-
-- Y_hat ~ p_hat           (the reference sample of the ASC statistic),
-- Y_D   ~ rho_hat_E * p_hat (the approximated model, by Alg. 1),
-- Y_H0  ~ p_hat           (q under H0),
-- Y_H1  ~ p_hat'          (q under H1).
-
-The hypotheses H0: q = p_hat and H1: q = p_hat' are about one fixed pair of models, so the
-distributions of LR and ASC that the KS statistics compare are distributions over fresh test
-samples, not over fresh training sets. Each sample set has its own random stream derived from
-the seed, so all DREs of a sweep see the same X, X', Y_hat, Y_H0 and Y_H1 (common random
-numbers): differences between DREs are not sampling noise between runs.
-
-The three questions of §5.1 compare (for LR; for ASC the same with Y_hat added):
-
-- Q1 (DRE approximation): LR(Y_H0, rho_hat)  vs LR(Y_H0, rho_hat_E)
-- Q2 (fast deletion):     LR(Y_H1, rho_hat)  vs LR(Y_D,  rho_hat)
-- Q3 (deletion test):     LR(Y_H0, rho_hat_E) vs LR(Y_H1, rho_hat_E)
+The protocol itself (how X, X' and the sample sets are drawn, and what Q1-Q3 compare) is
+described in :mod:`gendel.protocol`; its settings are one :class:`~gendel.protocol.Protocol`.
 """
 
 from __future__ import annotations
 
 import copy
-import functools
 import json
 import os
 from dataclasses import dataclass, field
@@ -37,24 +16,13 @@ import numpy as np
 from . import data as _data
 from ._progress import progress_bar
 from ._validation import check_count, check_lambda, check_positive
-from .deletion import ApproximateDeletion
 from .cache import cache_dir, cache_path  # noqa: F401  (cache_dir re-exported)
-from .dre import DensityRatioEstimator, ExactKDERatio, KernelClassifierDRE, KNNClassifierDRE
+from .deletion import MAX_DEFAULT_PROPOSALS, ApproximateDeletion
+from .dre import DensityRatioEstimator, KernelClassifierDRE, KNNClassifierDRE
+from .protocol import KEYS, PAPER, QUESTION_TITLES, QUESTIONS, STATISTICS, Protocol, shared
+from .protocol import _check_variance
+from .protocol import setup as _protocol_setup
 from .stats import PHI_NAMES, asc, ks_statistic, likelihood_ratio
-
-#: Sample sets compared by each question, as (sample, ratio) keys of ``SyntheticStatistics.lr``.
-QUESTIONS = {
-    "Q1": (("H0", "exact"), ("H0", "dre")),
-    "Q2": (("H1", "exact"), ("D", "exact")),
-    "Q3": (("H0", "dre"), ("H1", "dre")),
-}
-QUESTION_TITLES = {"Q1": "Q1: DRE approximation", "Q2": "Q2: fast deletion", "Q3": "Q3: deletion test"}
-#: The statistics of the experiments: LR and ASC for each phi.
-STATISTICS = ("LR",) + PHI_NAMES
-KEYS = (("H0", "exact"), ("H0", "dre"), ("H1", "exact"), ("H1", "dre"), ("D", "exact"))
-
-_STREAMS = ("data", "mask", "Yhat", "H0", "H1", "D")
-
 
 @dataclass
 class SyntheticStatistics:
@@ -79,6 +47,8 @@ class SyntheticStatistics:
         The acceptance rate of Alg. 1 when drawing Y_D.
     dre : DensityRatioEstimator or None
         The fitted DRE (None when the result was loaded from the cache).
+    protocol : Protocol or None
+        The protocol of the run.
     """
 
     settings: dict
@@ -87,6 +57,7 @@ class SyntheticStatistics:
     n_deleted: int
     acceptance_rate: float
     dre: object = field(default=None, repr=False)
+    protocol: Protocol | None = field(default=None, repr=False)
 
     @property
     def lr(self):
@@ -98,66 +69,41 @@ class SyntheticStatistics:
         return self.values[phi]
 
 
-def _streams(seed):
-    """Independent random streams for each part of the protocol, derived from one seed."""
-    return dict(zip(_STREAMS, (np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(len(_STREAMS)))))
+def _resolve(dataset, lam, dre, settings):
+    """(protocol, dre) from either ``(dataset, lam, dre, **settings)`` or ``(protocol, dre)``."""
+    if isinstance(dataset, Protocol):
+        if dre is not None:
+            raise TypeError("with a Protocol, pass the DRE second: synthetic_statistics(protocol, dre)")
+        return Protocol.of(dataset, **settings), lam
+    return Protocol.of(dataset, lam, **settings), dre
 
 
-def _check_variance(dataset, variance):
-    """The MoG-8 component variance option: None (the data set's default) or a positive number."""
-    if variance is None:
-        return None
-    if dataset != "mog8":
-        raise ValueError(f"variance is the MoG-8 component variance; {dataset!r} has no such parameter")
-    return check_positive(variance, "variance")
+def _check_dre(dre):
+    if not isinstance(dre, DensityRatioEstimator) and not (hasattr(dre, "fit") and hasattr(dre, "log_ratio")):
+        raise TypeError(f"dre must be a density ratio estimator with fit(X, deleted) and log_ratio(Y); got {dre!r}")
+    return dre
 
 
-def _setup(dataset, lam, N, sigma_a, seed, streams, variance=None):
-    options = {} if variance is None else {"variance": variance}
-    X, component = _data.sample(dataset, N, rng=streams["data"], **options)
-    deleted = _data.deletion_mask(component, dataset, lam, rng=streams["mask"])
-    if not deleted.any():
-        raise ValueError(
-            f"the deletion set is empty for lam={lam}, N={N}, seed={seed}: nothing to delete. "
-            "Use a smaller lam or a larger N"
-        )
-    return X, deleted, ExactKDERatio(sigma_a).fit(X, deleted)
-
-
-@functools.lru_cache(maxsize=16)
-def _shared(dataset, lam, N, m, R, sigma_a, seed, variance=None):
-    """The DRE-independent part of one run: data, models, Y_hat, Y_H0, Y_H1 and rho_hat on them."""
-    streams = _streams(seed)
-    X, deleted, exact = _setup(dataset, lam, N, sigma_a, seed, streams, variance)
-    pretrained, retrained = exact.pretrained_, exact.retrained_
-    n = m * R
-    samples = {
-        "Yhat": pretrained.sample(n, rng=streams["Yhat"]),
-        "H0": pretrained.sample(n, rng=streams["H0"]),
-        "H1": retrained.sample(n, rng=streams["H1"]),
-    }
-    log_exact = {key: exact.log_ratio(Y).reshape(R, m) for key, Y in samples.items()}
-    for arr in [X, deleted] + list(samples.values()) + list(log_exact.values()):
-        arr.flags.writeable = False
-    return X, deleted, exact, samples, log_exact, streams["D"].bit_generator.state
-
-
-def synthetic_statistics(dataset, lam, dre, *, N=400, m=400, R=250, sigma_a=0.1, seed=0, variance=None):
+def synthetic_statistics(dataset, lam, dre=None, *, N=None, m=None, R=None, sigma_a=None, seed=None, variance=None):
     """Run the §5.1 protocol once and return the per-repeat LR/ASC statistics and KS values.
+
+    Call it as ``synthetic_statistics(dataset, lam, dre, N=..., ...)`` or as
+    ``synthetic_statistics(protocol, dre)`` with a :class:`~gendel.protocol.Protocol`.
 
     Parameters
     ----------
-    dataset : {"mog8", "ckb8"}
+    dataset : {"mog8", "ckb8"} or Protocol
     lam : float in (0, 1]
         Weight of the re-weighted components in p_*'.
     dre : DensityRatioEstimator
         An (unfitted) DRE; a copy is fitted on X and X'.
     N, m, R : int
-        Training set size, size of each sample set, number of repeats (paper: 400, 400, 250).
+        Training set size, size of each sample set, number of repeats (None: the paper's 400,
+        400, 250).
     sigma_a : float
-        Bandwidth sigma_A of the KDE learner (paper: 0.1).
+        Bandwidth sigma_A of the KDE learner (None: the paper's 0.1).
     seed : int
-        Seed of all randomness; the same seed gives the same numbers.
+        Seed of all randomness (None: 0); the same seed gives the same numbers.
     variance : float, optional
         MoG-8 only: the component variance v of N(mu_i, v I) (default: ``gendel.data.mog8``'s
         0.1, the literal reading of Appendix D.1; 0.01 is the reading "0.1 is the std").
@@ -165,28 +111,41 @@ def synthetic_statistics(dataset, lam, dre, *, N=400, m=400, R=250, sigma_a=0.1,
     Returns
     -------
     SyntheticStatistics
-    """
-    dataset = _data.check_dataset(dataset)
-    lam = check_lambda(lam)
-    if not isinstance(dre, DensityRatioEstimator) and not (hasattr(dre, "fit") and hasattr(dre, "log_ratio")):
-        raise TypeError(f"dre must be a density ratio estimator with fit(X, deleted) and log_ratio(Y); got {dre!r}")
-    N, m, R = check_count(N, "N", minimum=2), check_count(m, "m"), check_count(R, "R", minimum=2)
-    sigma_a = check_positive(sigma_a, "sigma_a")
-    seed = check_count(seed, "seed", minimum=0)
-    variance = _check_variance(dataset, variance)
 
-    X, deleted, exact, samples, log_exact, d_state = _shared(dataset, lam, N, m, R, sigma_a, seed, variance)
+    Examples
+    --------
+    >>> from gendel.dre import KernelClassifierDRE
+    >>> res = synthetic_statistics("mog8", 0.5, KernelClassifierDRE(bandwidth=0.1), N=60, m=20, R=4)
+    >>> res.values["LR"]["H0", "dre"].shape, 0 <= res.ks["Q1", "LR"] <= 1
+    ((4,), True)
+    """
+    protocol, dre = _resolve(dataset, lam, dre,
+                             dict(N=N, m=m, R=R, sigma_a=sigma_a, seed=seed, variance=variance))
+    return _run(protocol, _check_dre(dre))
+
+
+def _run(p, dre):
+    # The cheap part first (data, X', the DRE), so that a run the sampler cannot finish is
+    # refused before the m R samples of Y_hat, Y_H0 and Y_H1 are drawn.
+    X, deleted, exact = _protocol_setup(p)
     dre = copy.deepcopy(dre).fit(X, deleted)
+    sampler = ApproximateDeletion(exact.pretrained_, dre)
+    if p.m * p.R * sampler.bound > MAX_DEFAULT_PROPOSALS:
+        raise ValueError(
+            f"m * R = {p.m} * {p.R} samples of Y_D with the ratio bound B = {sampler.bound:.3g} need about "
+            f"{p.m * p.R * sampler.bound:.2g} proposals, more than the sampler's limit {MAX_DEFAULT_PROPOSALS:.0e}; "
+            "use a smaller m or R"
+        )
+    X, deleted, exact, samples, log_exact, d_state = shared(p)
     rng_d = np.random.default_rng()
     rng_d.bit_generator.state = d_state
-    sampler = ApproximateDeletion(exact.pretrained_, dre)
-    Y_D = sampler.sample(m * R, rng=rng_d)
+    Y_D = sampler.sample(p.m * p.R, rng=rng_d)
 
     log = {(key, "exact"): log_exact[key] for key in ("H0", "H1")}
-    log["D", "exact"] = exact.log_ratio(Y_D).reshape(R, m)
+    log["D", "exact"] = exact.log_ratio(Y_D).reshape(p.R, p.m)
     for key in ("H0", "H1"):
-        log[key, "dre"] = dre.log_ratio(samples[key]).reshape(R, m)
-    yhat = {"exact": log_exact["Yhat"], "dre": dre.log_ratio(samples["Yhat"]).reshape(R, m)}
+        log[key, "dre"] = dre.log_ratio(samples[key]).reshape(p.R, p.m)
+    yhat = {"exact": log_exact["Yhat"], "dre": dre.log_ratio(samples["Yhat"]).reshape(p.R, p.m)}
 
     values = {"LR": {k: likelihood_ratio(log[k]) for k in KEYS}}
     for phi in PHI_NAMES:
@@ -196,10 +155,8 @@ def synthetic_statistics(dataset, lam, dre, *, N=400, m=400, R=250, sigma_a=0.1,
         for q, (a, b) in QUESTIONS.items()
         for stat in STATISTICS
     }
-    settings = dict(dataset=dataset, lam=lam, N=N, m=m, R=R, sigma_a=sigma_a, seed=seed, dre=repr(dre))
-    if variance is not None:
-        settings["variance"] = variance
-    return SyntheticStatistics(settings, values, ks, int(deleted.sum()), sampler.acceptance_rate_, dre)
+    settings = {**p.settings(), "dre": repr(dre)}
+    return SyntheticStatistics(settings, values, ks, int(deleted.sum()), sampler.acceptance_rate_, dre, p)
 
 
 # --------------------------------------------------------------------------------------------
@@ -270,27 +227,37 @@ class Sweep:
         return np.array([[r.ks[question, stat] for r in row] for row in self.results])
 
 
-def sweep(dataset, lams, dres, *, labels=None, N=400, m=400, R=250, sigma_a=0.1, seed=0, variance=None,
+def sweep(dataset, lams, dres, *, labels=None, N=None, m=None, R=None, sigma_a=None, seed=None, variance=None,
           cache=True, progress=True):
     """Run :func:`synthetic_statistics` for every lambda and DRE, with a progress bar and a cache.
 
-    Each cell is cached on disk on its own, so an interrupted sweep resumes where it stopped.
-    Set ``TQDM_DISABLE=1`` (or ``progress=False``) to hide the progress bar.
+    Settings left at None take the paper's values (:data:`gendel.protocol.PAPER`). Every
+    setting is checked before the first cell runs. Each cell is cached on disk on its own, so an
+    interrupted sweep resumes where it stopped. Set ``TQDM_DISABLE=1`` (or ``progress=False``)
+    to hide the progress bar.
+
+    Examples
+    --------
+    >>> from gendel.dre import KNNClassifierDRE
+    >>> s = sweep("mog8", [0.5, 0.7], [KNNClassifierDRE(k=3)], N=40, m=10, R=3, cache=False, progress=False)
+    >>> s.ks("Q1").shape
+    (2, 1)
     """
-    lams = tuple(check_lambda(lam) for lam in lams)
-    dres = list(dres)
+    settings = dict(N=N, m=m, R=R, sigma_a=sigma_a, seed=seed, variance=variance)
+    protocols = [Protocol.of(dataset, lam, **settings) for lam in lams]
+    dres = [_check_dre(d) for d in dres]
     labels = tuple(labels) if labels is not None else tuple(repr(d) for d in dres)
     if len(labels) != len(dres):
         raise ValueError(f"got {len(labels)} labels for {len(dres)} DREs")
-    cells = [(lam, d) for lam in lams for d in dres]
-    bar = progress_bar(cells, desc=f"{dataset} sweep", enabled=progress)
+    cells = [(p, d) for p in protocols for d in dres]
+    bar = progress_bar(cells, desc=f"{protocols[0].dataset if protocols else dataset} sweep", enabled=progress)
     flat = [
-        cached_synthetic_statistics(dataset, lam, d, N=N, m=m, R=R, sigma_a=sigma_a, seed=seed, variance=variance,
-                                    cache=cache)
-        for lam, d in bar
+        cached_synthetic_statistics(p.dataset, p.lam, d, N=p.N, m=p.m, R=p.R, sigma_a=p.sigma_a, seed=p.seed,
+                                    variance=p.variance, cache=cache)
+        for p, d in bar
     ]
-    results = [flat[i * len(dres):(i + 1) * len(dres)] for i in range(len(lams))]
-    return Sweep(lams, labels, results)
+    results = [flat[i * len(dres):(i + 1) * len(dres)] for i in range(len(protocols))]
+    return Sweep(tuple(p.lam for p in protocols), labels, results)
 
 
 def grid(extent, resolution=150):
@@ -315,25 +282,29 @@ def evaluate_on_grid(fn, extent, resolution=150):
     return xs, ys, np.asarray(fn(points)).reshape(len(ys), len(xs))
 
 
-def setup(dataset, lam, *, N=400, sigma_a=0.1, seed=0, variance=None):
+def setup(dataset, lam=None, *, N=None, sigma_a=None, seed=None, variance=None):
     """The fixed part of one seed of the protocol: X, the deletion mask and the exact ratio.
 
     Returns ``(X, deleted, exact)`` where ``exact`` is the fitted :class:`ExactKDERatio`
     (with ``.pretrained_`` and ``.retrained_`` KDEs). Identical to what
-    :func:`synthetic_statistics` uses for the same arguments.
+    :func:`synthetic_statistics` uses for the same arguments; ``dataset`` may be a
+    :class:`~gendel.protocol.Protocol`.
+
+    Examples
+    --------
+    >>> X, deleted, exact = setup("ckb8", 0.5, N=50)
+    >>> X.shape
+    (50, 2)
     """
-    dataset = _data.check_dataset(dataset)
-    lam = check_lambda(lam)
-    N, sigma_a = check_count(N, "N", minimum=2), check_positive(sigma_a, "sigma_a")
-    seed = check_count(seed, "seed", minimum=0)
-    return _setup(dataset, lam, N, sigma_a, seed, _streams(seed), _check_variance(dataset, variance))
+    protocol = Protocol.of(dataset, lam, N=N, sigma_a=sigma_a, seed=seed, variance=variance)
+    return _protocol_setup(protocol)
 
 
 # --------------------------------------------------------------------------------------------
 # The grids of the book's chapter on the synthetic data (§5.1 and Appendix D)
 
 #: The paper's settings of §5.1 / Appendix D (and the seed of the book).
-PAPER_SETTINGS = dict(N=400, m=400, R=250, sigma_a=0.1, seed=0)
+PAPER_SETTINGS = {k: v for k, v in PAPER.settings().items() if k in ("N", "m", "R", "sigma_a", "seed")}
 #: lambda of the KBC sweeps and of the ratio maps (Appendix D).
 LAMBDAS = (0.5, 0.6, 0.7, 0.8, 0.9)
 #: KBC bandwidths sigma_C: symmetric around sigma_A = 0.1 in steps of 0.0125, with the paper's
@@ -350,12 +321,12 @@ VARIATIONS = {"m = 200": {"m": 200}, "N = 200": {"N": 200}, "R = 100": {"R": 100
 
 def kbc_dres(sigmas=SIGMA_C):
     """One KBC DRE per sigma_C."""
-    return [KernelClassifierDRE(s) for s in sigmas]
+    return [KernelClassifierDRE(bandwidth=s) for s in sigmas]
 
 
 def knn_dres(ks=KNN_K):
     """One kNN DRE per k."""
-    return [KNNClassifierDRE(k) for k in ks]
+    return [KNNClassifierDRE(k=k) for k in ks]
 
 
 def chapter_sweeps(dataset, *, progress=True, **settings):
@@ -384,21 +355,27 @@ def variation_sweeps(dataset="mog8", lam=0.8, variations=None, *, progress=True)
     """
     variations = VARIATIONS if variations is None else variations
     base = PAPER_SETTINGS
-    out = {}
-    for label, change in {f"paper (m = N = {base['N']}, R = {base['R']})": {}, **variations}.items():
+    # every variation is checked before the first sweep runs
+    for label, change in variations.items():
         unknown = set(change) - {"N", "m", "R"}
         if unknown:
-            raise ValueError(f"a variation may change N, m or R only; got {sorted(unknown)}")
+            raise ValueError(f"a variation may change N, m or R only; {label!r} changes {sorted(unknown)}")
+        Protocol.of(dataset, lam, **{**base, **change})
+    out = {}
+    for label, change in {f"paper (m = N = {base['N']}, R = {base['R']})": {}, **variations}.items():
         out[label] = sweep(dataset, [lam], kbc_dres(), labels=[f"{s:g}" for s in SIGMA_C],
                            progress=progress, **{**base, **change})
     return out
 
 
 __all__ = [
+    "KEYS",
     "KNN_K",
     "KNN_LAMBDAS",
     "LAMBDAS",
+    "PAPER",
     "PAPER_SETTINGS",
+    "Protocol",
     "QUESTIONS",
     "QUESTION_TITLES",
     "SIGMA_C",

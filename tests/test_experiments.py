@@ -11,6 +11,7 @@ from gendel import experiments
 from gendel.dre import ExactKDERatio, KernelClassifierDRE, KNNClassifierDRE
 from gendel.experiments import (
     KEYS,
+    PAPER_SETTINGS,
     QUESTIONS,
     STATISTICS,
     cached_synthetic_statistics,
@@ -19,6 +20,7 @@ from gendel.experiments import (
     sweep,
     synthetic_statistics,
 )
+from gendel.protocol import Protocol, shared
 from gendel.stats import asc, ks_statistic, likelihood_ratio
 
 SMALL = dict(N=200, m=100, R=60)
@@ -33,8 +35,12 @@ def assert_same_values(a, b):
 
 
 def test_paper_settings_are_the_defaults():
+    # §5.1: N = m = 400, R = 250, sigma_A = 0.1; a setting left out of a call takes them.
+    p = Protocol("mog8", 0.5)
+    assert (p.N, p.m, p.R, p.sigma_a) == (400, 400, 250, 0.1)
+    assert PAPER_SETTINGS == dict(N=400, m=400, R=250, sigma_a=0.1, seed=0)
     params = inspect.signature(synthetic_statistics).parameters
-    assert {k: params[k].default for k in ("N", "m", "R", "sigma_a")} == dict(N=400, m=400, R=250, sigma_a=0.1)
+    assert all(params[k].default is None for k in ("N", "m", "R", "sigma_a", "seed"))
 
 
 def test_questions_compare_what_section_5_1_compares():
@@ -51,7 +57,7 @@ def test_values_are_lr_and_asc_on_the_sample_sets():
     # Recompute the statistics from the shared sample sets Y_hat, Y_H0, Y_H1 of the run.
     N, m, R = SMALL["N"], SMALL["m"], SMALL["R"]
     r = synthetic_statistics("mog8", 0.5, KNNClassifierDRE(5), seed=11, **SMALL)
-    _, _, exact, samples, _, _ = experiments._shared("mog8", 0.5, N, m, R, 0.1, 11)
+    _, _, exact, samples, _, _ = shared(Protocol("mog8", 0.5, N=N, m=m, R=R, sigma_a=0.1, seed=11))
     ratios = {"exact": exact, "dre": r.dre}
     for key in ("H0", "H1"):
         for which, rho in ratios.items():
@@ -82,7 +88,7 @@ def test_result_structure_and_ks_values_are_those_of_the_questions():
 def test_deterministic_for_a_seed():
     args = ("mog8", 0.6, KernelClassifierDRE(0.2))
     a = synthetic_statistics(*args, seed=3, **SMALL)
-    experiments._shared.cache_clear()  # recompute the shared samples from scratch
+    shared.cache_clear()  # recompute the shared samples from scratch
     b = synthetic_statistics(*args, seed=3, **SMALL)
     assert_same_values(a, b)
     c = synthetic_statistics(*args, seed=4, **SMALL)
@@ -220,7 +226,7 @@ def test_mog8_variance_option_changes_the_data_and_is_refused_for_ckb8():
 def test_cached_shared_arrays_are_read_only():
     # The in-process cache hands the same X and deletion mask to every DRE of a sweep: a DRE
     # that wrote into its input would corrupt all later runs, so the arrays are frozen.
-    X, deleted, *_ = experiments._shared("mog8", 0.5, 100, 20, 5, 0.1, 2)
+    X, deleted, *_ = shared(Protocol("mog8", 0.5, N=100, m=20, R=5, seed=2))
     assert not X.flags.writeable and not deleted.flags.writeable
 
 

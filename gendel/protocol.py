@@ -1,0 +1,224 @@
+"""The experimental protocol of §5.1 on the synthetic 2-D data sets, as one settings object.
+
+How we read the protocol
+------------------------
+For one seed we draw X (N points) once, choose X' once, and fit the pre-trained KDE p_hat, the
+re-trained KDE p_hat' and the DRE rho_hat_E once. The R repeats then redraw the four sample
+sets of size m:
+
+- Y_hat ~ p_hat           (the reference sample of the ASC statistic),
+- Y_D   ~ rho_hat_E * p_hat (the approximated model, by Alg. 1),
+- Y_H0  ~ p_hat           (q under H0),
+- Y_H1  ~ p_hat'          (q under H1).
+
+The hypotheses H0: q = p_hat and H1: q = p_hat' are about one fixed pair of models, so the
+distributions of LR and ASC that the KS statistics compare are distributions over fresh test
+samples, not over fresh training sets. Each sample set has its own random stream derived from
+the seed, so all DREs of a sweep see the same X, X', Y_hat, Y_H0 and Y_H1 (common random
+numbers): differences between DREs are not sampling noise between runs.
+
+The three questions of §5.1 compare (for LR; for ASC the same with Y_hat added):
+
+- Q1 (DRE approximation): LR(Y_H0, rho_hat)  vs LR(Y_H0, rho_hat_E)
+- Q2 (fast deletion):     LR(Y_H1, rho_hat)  vs LR(Y_D,  rho_hat)
+- Q3 (deletion test):     LR(Y_H0, rho_hat_E) vs LR(Y_H1, rho_hat_E)
+
+:class:`Protocol` holds the settings of one run (data set, lambda, N, m, R, sigma_A, seed and
+the MoG-8 variance), checked once when it is made. It is the key of the in-memory cache of the
+DRE-independent part of a run, the disk-cache key (with the DRE's parameters), the ``settings``
+of a result and the key of the live panel's caches.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import data as _data
+from ._validation import check_count, check_lambda, check_positive
+from .dre import ExactKDERatio
+from .stats import PHI_NAMES
+
+#: Sample sets compared by each question, as (sample, ratio) keys of ``SyntheticStatistics.lr``.
+QUESTIONS = {
+    "Q1": (("H0", "exact"), ("H0", "dre")),
+    "Q2": (("H1", "exact"), ("D", "exact")),
+    "Q3": (("H0", "dre"), ("H1", "dre")),
+}
+QUESTION_TITLES = {"Q1": "Q1: DRE approximation", "Q2": "Q2: fast deletion", "Q3": "Q3: deletion test"}
+#: The statistics of the experiments: LR and ASC for each phi.
+STATISTICS = ("LR",) + PHI_NAMES
+#: The (sample, ratio) pairs whose statistics a run computes.
+KEYS = (("H0", "exact"), ("H0", "dre"), ("H1", "exact"), ("H1", "dre"), ("D", "exact"))
+
+_STREAMS = ("data", "mask", "Yhat", "H0", "H1", "D")
+_FIELDS = ("dataset", "lam", "N", "m", "R", "sigma_a", "seed", "variance")
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """The settings of one run of the §5.1 protocol, checked once; frozen and hashable.
+
+    Parameters
+    ----------
+    dataset : {"mog8", "ckb8"}
+        The synthetic data set ("MoG-8" and "CKB-8" are accepted and normalised).
+    lam : float in (0, 1]
+        Weight lambda of the re-weighted components in p_*'.
+    N, m, R : int
+        Training set size, size of each sample set, number of repeats (paper: 400, 400, 250).
+    sigma_a : float
+        Bandwidth sigma_A of the KDE learner (paper: 0.1).
+    seed : int
+        Seed of all randomness; the same seed gives the same numbers.
+    variance : float, optional
+        MoG-8 only: the component variance v of N(mu_i, v I) (None: ``gendel.data.mog8``'s
+        0.1, the literal reading of Appendix D.1).
+
+    Examples
+    --------
+    >>> p = Protocol("MoG-8", 0.8)
+    >>> p.dataset, p.N, p.m, p.R, p.sigma_a
+    ('mog8', 400, 400, 250, 0.1)
+    >>> p.replace(R=100) == Protocol("mog8", 0.8, R=100)
+    True
+    >>> p.settings()
+    {'dataset': 'mog8', 'lam': 0.8, 'N': 400, 'm': 400, 'R': 250, 'sigma_a': 0.1, 'seed': 0}
+    """
+
+    dataset: str = "mog8"
+    lam: float = 0.8
+    N: int = 400
+    m: int = 400
+    R: int = 250
+    sigma_a: float = 0.1
+    seed: int = 0
+    variance: float | None = None
+
+    def __post_init__(self):
+        dataset = _data.check_dataset(self.dataset)
+        checked = dict(
+            dataset=dataset,
+            lam=check_lambda(self.lam),
+            N=check_count(self.N, "N", minimum=2),
+            m=check_count(self.m, "m"),
+            R=check_count(self.R, "R", minimum=2),
+            sigma_a=check_positive(self.sigma_a, "sigma_a"),
+            seed=check_count(self.seed, "seed", minimum=0),
+            variance=_check_variance(dataset, self.variance),
+        )
+        for name, value in checked.items():
+            object.__setattr__(self, name, value)
+
+    @classmethod
+    def of(cls, dataset, lam=None, **settings):
+        """A protocol from a data set name (or a protocol) and settings; ``None`` values are ignored.
+
+        ``Protocol.of(p)`` returns ``p``; ``Protocol.of(p, R=100)`` is an error (change a
+        protocol with :meth:`replace`), so that no setting is silently overridden.
+
+        Examples
+        --------
+        >>> Protocol.of("ckb8", 0.6, N=200, m=None).N
+        200
+        """
+        given = {k: v for k, v in settings.items() if v is not None}
+        unknown = set(given) - set(_FIELDS)
+        if unknown:
+            raise TypeError(f"unknown protocol settings {sorted(unknown)}; the settings are {_FIELDS}")
+        if isinstance(dataset, cls):
+            if lam is not None or given:
+                raise TypeError(
+                    "pass the settings either as a Protocol or as keywords, not both; "
+                    f"use protocol.replace(...) to change one (got lam={lam!r}, {given})"
+                )
+            return dataset
+        if lam is None:
+            raise TypeError("lam is required: the weight lambda in (0, 1] of the re-weighted components")
+        return cls(dataset, lam, **given)
+
+    def replace(self, **changes):
+        """A copy with some settings changed (checked again)."""
+        return dataclasses.replace(self, **changes)
+
+    def settings(self):
+        """The settings as a plain dict (``variance`` only when it is set)."""
+        out = {name: getattr(self, name) for name in _FIELDS}
+        if out["variance"] is None:
+            del out["variance"]
+        return out
+
+
+def _check_variance(dataset, variance):
+    """The MoG-8 component variance option: None (the data set's default) or a positive number."""
+    if variance is None:
+        return None
+    if dataset != "mog8":
+        raise ValueError(f"variance is the MoG-8 component variance; {dataset!r} has no such parameter")
+    return check_positive(variance, "variance")
+
+
+#: The paper's settings of §5.1 and Appendix D, with the book's seed (data set and lambda vary).
+PAPER = Protocol()
+
+
+def streams(seed):
+    """Independent random streams for each part of the protocol, derived from one seed."""
+    seeds = np.random.SeedSequence(seed).spawn(len(_STREAMS))
+    return dict(zip(_STREAMS, (np.random.default_rng(s) for s in seeds)))
+
+
+def setup(protocol):
+    """The fixed part of one seed of the protocol: X, the deletion mask X' and the exact ratio.
+
+    Returns ``(X, deleted, exact)`` where ``exact`` is the fitted :class:`~gendel.dre.ExactKDERatio`
+    (with ``.pretrained_`` and ``.retrained_`` KDEs).
+
+    Examples
+    --------
+    >>> X, deleted, exact = setup(Protocol("mog8", 0.5, N=40))
+    >>> X.shape, int(deleted.sum()) > 0, exact.ratio_bound_ >= 1
+    ((40, 2), True, True)
+    """
+    p = protocol
+    s = streams(p.seed)
+    options = {} if p.variance is None else {"variance": p.variance}
+    X, component = _data.sample(p.dataset, p.N, rng=s["data"], **options)
+    deleted = _data.deletion_mask(component, p.dataset, p.lam, rng=s["mask"])
+    if not deleted.any():
+        raise ValueError(
+            f"the deletion set is empty for lam={p.lam}, N={p.N}, seed={p.seed}: nothing to delete. "
+            "Use a smaller lam or a larger N"
+        )
+    return X, deleted, ExactKDERatio(bandwidth=p.sigma_a).fit(X, deleted)
+
+
+@functools.lru_cache(maxsize=16)
+def shared(protocol):
+    """The DRE-independent part of one run: data, models, Y_hat, Y_H0, Y_H1 and rho_hat on them.
+
+    Cached in memory by protocol (the arrays are read-only). Returns ``(X, deleted, exact,
+    samples, log_exact, state_D)``: ``samples`` maps "Yhat", "H0", "H1" to (m R, 2) arrays,
+    ``log_exact`` the same keys to (R, m) arrays of log rho_hat, and ``state_D`` is the state of
+    the random stream that draws Y_D.
+    """
+    p = protocol
+    s = streams(p.seed)
+    X, deleted, exact = setup(p)
+    pretrained, retrained = exact.pretrained_, exact.retrained_
+    n = p.m * p.R
+    samples = {
+        "Yhat": pretrained.sample(n, rng=s["Yhat"]),
+        "H0": pretrained.sample(n, rng=s["H0"]),
+        "H1": retrained.sample(n, rng=s["H1"]),
+    }
+    log_exact = {key: exact.log_ratio(Y).reshape(p.R, p.m) for key, Y in samples.items()}
+    for arr in [X, deleted] + list(samples.values()) + list(log_exact.values()):
+        arr.flags.writeable = False
+    return X, deleted, exact, samples, log_exact, s["D"].bit_generator.state
+
+
+__all__ = ["KEYS", "PAPER", "Protocol", "QUESTIONS", "QUESTION_TITLES", "STATISTICS", "setup", "shared", "streams"]
