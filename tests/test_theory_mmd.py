@@ -40,7 +40,7 @@ def test_paper_coefficients_equal_the_double_sum(mog):
 
 def test_closed_form_against_independent_monte_carlo(mog):
     X, deleted, _ = mog
-    est = mmd.deletion_mmd2_monte_carlo(X, deleted, 0.1, 400_000, rng=np.random.default_rng(1), kernel_bandwidth=0.25)
+    est = mmd.deletion_mmd2_monte_carlo(X, deleted, 0.1, 400_000, rng=np.random.default_rng(1), bandwidth=0.25)
     closed = mmd.kde_mmd2(X[~deleted], X, 0.1, 0.25)
     assert closed > 10 * est.se                     # the check resolves the value
     assert abs(est.value - closed) <= Z * est.se
@@ -63,9 +63,9 @@ def test_estimators(mog):
 def test_hoeffding_variance_and_the_two_sigma_expressions(mog):
     _, _, exact = mog
     terms = mmd.mmd_variance_terms(exact.retrained_, exact.pretrained_, 30_000, rng=np.random.default_rng(3),
-                                   kernel_bandwidth=0.25)
+                                   bandwidth=0.25)
     null = mmd.mmd_variance_terms(exact.pretrained_, exact.pretrained_, 2_000, rng=np.random.default_rng(4),
-                                  kernel_bandwidth=0.25)
+                                  bandwidth=0.25)
     assert null.zeta1.value == 0.0 and null.mmd2 == 0.0                    # degenerate under H0
     # law of total variance: Var h = Var g + E Var(h | first pair); the printed sigma_u^2 is 4 (zeta2 - zeta1)
     assert abs(terms.expected_conditional_variance.value - (terms.zeta2.value - terms.zeta1.value)) <= \
@@ -86,7 +86,7 @@ def test_asymptotic_normality_under_h1(mog):
     # m x the Hoeffding variance, which tends to sigma_u^2 at rate 1/m; the shape must be normal.
     _, _, exact = mog
     terms = mmd.mmd_variance_terms(exact.retrained_, exact.pretrained_, 30_000, rng=np.random.default_rng(7),
-                                   kernel_bandwidth=0.25)
+                                   bandwidth=0.25)
     m, R = 400, 200
     S = sample_sets(exact, m, R, rng=np.random.default_rng(8))
     _, u = mmd.mmd2_estimates(S["H1"], S["Yhat"], 0.25)

@@ -21,6 +21,10 @@ h((y, yh), (y', yh')) = k(y, y') + k(yh, yh') - k(y, yh') - k(y', yh). Its condi
 
 and sqrt(m) (MMD_u^2 - MMD^2) -> N(0, 4 zeta_1). Under H0 (q = p_hat), w = 0, zeta_1 = 0 and
 the limit is degenerate: the estimator fluctuates on the scale 1/m, not 1/sqrt(m).
+
+Names: ``bandwidth`` is the MMD kernel's width l everywhere in gendel (as in
+:func:`gendel.stats.mmd2_unbiased` and :class:`gendel.deletion_test.DeletionTest`); the KDEs'
+bandwidth is ``sigma_a`` (sigma_A of the protocol).
 """
 
 from __future__ import annotations
@@ -34,35 +38,35 @@ from ..stats import _rbf_gram, _sqdist
 from .quadrature import Estimate, mc_mean, mc_variance
 
 
-def expected_kernel_matrix(A, B, var_a, var_b, kernel_bandwidth=1.0):
+def expected_kernel_matrix(A, B, var_a, var_b, bandwidth=1.0):
     """E k(z, z') for z ~ N(a_i, var_a I), z' ~ N(b_j, var_b I): the matrix over all pairs (i, j)."""
     A = check_points(A, "A")
     B = check_points(B, "B", dim=A.shape[1])
-    ell2 = check_positive(kernel_bandwidth, "kernel_bandwidth") ** 2
+    ell2 = check_positive(bandwidth, "bandwidth") ** 2
     v = ell2 + float(var_a) + float(var_b)
     return (ell2 / v) ** (A.shape[1] / 2.0) * np.exp(-_sqdist(A, B) / (2.0 * v))
 
 
-def kde_mmd2(X_q, X_p, bandwidth, kernel_bandwidth=1.0):
-    """MMD^2(q, p) in closed form for two Gaussian KDEs with the same bandwidth sigma.
+def kde_mmd2(X_q, X_p, sigma_a, bandwidth=1.0):
+    """MMD^2(q, p) in closed form for two Gaussian KDEs with the same bandwidth sigma_A.
 
     Parameters
     ----------
     X_q, X_p : array_like, shapes (n_q, d), (n_p, d)
         Training sets of the two KDEs.
+    sigma_a : float
+        The KDEs' bandwidth sigma_A.
     bandwidth : float
-        The KDEs' bandwidth sigma.
-    kernel_bandwidth : float
         The RBF kernel's l (1 in the paper).
     """
-    s2 = check_positive(bandwidth, "bandwidth") ** 2
-    Kqq = expected_kernel_matrix(X_q, X_q, s2, s2, kernel_bandwidth).mean()
-    Kpp = expected_kernel_matrix(X_p, X_p, s2, s2, kernel_bandwidth).mean()
-    Kqp = expected_kernel_matrix(X_q, X_p, s2, s2, kernel_bandwidth).mean()
+    s2 = check_positive(sigma_a, "sigma_a") ** 2
+    Kqq = expected_kernel_matrix(X_q, X_q, s2, s2, bandwidth).mean()
+    Kpp = expected_kernel_matrix(X_p, X_p, s2, s2, bandwidth).mean()
+    Kqp = expected_kernel_matrix(X_q, X_p, s2, s2, bandwidth).mean()
     return float(Kqq + Kpp - 2.0 * Kqp)
 
 
-def kde_mmd2_paper(X, deleted, bandwidth=1.0, kernel_bandwidth=1.0):
+def kde_mmd2_paper(X, deleted, sigma_a=1.0, bandwidth=1.0):
     """MMD^2(p_hat', p_hat) by the coefficient formula printed in the Example of Appendix C.3.
 
     With D = X' (the first N' points in the paper's indexing), K = X \\ X' and
@@ -77,8 +81,8 @@ def kde_mmd2_paper(X, deleted, bandwidth=1.0, kernel_bandwidth=1.0):
     """
     X = check_points(X, "X")
     mask = check_deletion(deleted, len(X))
-    s2 = check_positive(bandwidth, "bandwidth") ** 2
-    E = expected_kernel_matrix(X, X, s2, s2, kernel_bandwidth)
+    s2 = check_positive(sigma_a, "sigma_a") ** 2
+    E = expected_kernel_matrix(X, X, s2, s2, bandwidth)
     N, Nd = len(X), int(mask.sum())
     S_KK = E[np.ix_(~mask, ~mask)].sum()
     S_DK = E[np.ix_(mask, ~mask)].sum()
@@ -86,15 +90,15 @@ def kde_mmd2_paper(X, deleted, bandwidth=1.0, kernel_bandwidth=1.0):
     return float(Nd**2 / (N**2 * (N - Nd) ** 2) * S_KK - (N + Nd) / (N**2 * (N - Nd)) * S_DK + S_XD / N**2)
 
 
-def kernel_mean(Y, centres, bandwidth, kernel_bandwidth=1.0):
+def kernel_mean(Y, centres, sigma_a, bandwidth=1.0):
     """mu(y) = E_{y' ~ KDE(centres, sigma)} k(y, y') at the points Y (the kernel mean embedding)."""
-    s2 = check_positive(bandwidth, "bandwidth") ** 2
-    return expected_kernel_matrix(Y, centres, 0.0, s2, kernel_bandwidth).mean(axis=1)
+    s2 = check_positive(sigma_a, "sigma_a") ** 2
+    return expected_kernel_matrix(Y, centres, 0.0, s2, bandwidth).mean(axis=1)
 
 
-def witness(Y, X_q, X_p, bandwidth, kernel_bandwidth=1.0):
+def witness(Y, X_q, X_p, sigma_a, bandwidth=1.0):
     """The witness function w(y) = mu_q(y) - mu_p(y) of two Gaussian KDEs at the points Y."""
-    return kernel_mean(Y, X_q, bandwidth, kernel_bandwidth) - kernel_mean(Y, X_p, bandwidth, kernel_bandwidth)
+    return kernel_mean(Y, X_q, sigma_a, bandwidth) - kernel_mean(Y, X_p, sigma_a, bandwidth)
 
 
 @dataclass(frozen=True)
@@ -143,7 +147,7 @@ def _rbf(A, B, ell):
     return np.exp(-((A - B) ** 2).sum(-1) / (2.0 * ell**2))
 
 
-def mmd_variance_terms(q_kde, p_kde, M, *, rng, kernel_bandwidth=1.0):
+def mmd_variance_terms(q_kde, p_kde, M, *, rng, bandwidth=1.0):
     """Estimate zeta_1, zeta_2 and E Var[h | y, yh] for test distribution q and reference p (two fitted KDEs).
 
     zeta_1 uses the closed-form witness function on M samples of each model; zeta_2 and the
@@ -153,7 +157,7 @@ def mmd_variance_terms(q_kde, p_kde, M, *, rng, kernel_bandwidth=1.0):
     rng = check_rng(rng)
     if q_kde.bandwidth != p_kde.bandwidth:
         raise ValueError("both KDEs must have the same bandwidth")
-    sigma, ell = q_kde.bandwidth, check_positive(kernel_bandwidth, "kernel_bandwidth")
+    sigma, ell = q_kde.bandwidth, check_positive(bandwidth, "bandwidth")
     Xq, Xp = q_kde.X_, p_kde.X_
     y, y2 = q_kde.sample(M, rng=rng), q_kde.sample(M, rng=rng)
     yh, yh2 = p_kde.sample(M, rng=rng), p_kde.sample(M, rng=rng)
@@ -170,7 +174,7 @@ def _off_diagonal_sum(K):
     return K.sum((-2, -1)) - np.trace(K, axis1=-2, axis2=-1)
 
 
-def mmd2_estimates(Y, Yhat, kernel_bandwidth=1.0):
+def mmd2_estimates(Y, Yhat, bandwidth=1.0):
     """Two unbiased MMD^2 estimators on a batch of sample sets Y, Yhat of shape (R, m, d).
 
     Returns ``(printed, h_form)``, arrays of shape (R,):
@@ -184,7 +188,7 @@ def mmd2_estimates(Y, Yhat, kernel_bandwidth=1.0):
     Yhat = np.asarray(Yhat, dtype=float)
     if Y.ndim != 3 or Y.shape != Yhat.shape:
         raise ValueError(f"Y and Yhat must have the same shape (R, m, d); got {Y.shape} and {Yhat.shape}")
-    ell = check_positive(kernel_bandwidth, "kernel_bandwidth")
+    ell = check_positive(bandwidth, "bandwidth")
     R, m, _ = Y.shape
     if m < 2:
         raise ValueError("each sample set needs at least two points")
@@ -198,7 +202,7 @@ def mmd2_estimates(Y, Yhat, kernel_bandwidth=1.0):
     return printed, h_form
 
 
-def deletion_mmd2_monte_carlo(X, deleted, bandwidth, n, *, rng, kernel_bandwidth=1.0):
+def deletion_mmd2_monte_carlo(X, deleted, sigma_a, n, *, rng, bandwidth=1.0):
     """Monte Carlo estimate of MMD^2(p_hat', p_hat) for KDEs, independent of the closed form.
 
     Averages h((y, yh), (y', yh')) over ``n`` independent quadruples, where within each pair
@@ -211,8 +215,8 @@ def deletion_mmd2_monte_carlo(X, deleted, bandwidth, n, *, rng, kernel_bandwidth
     """
     X = check_points(X, "X")
     mask = check_deletion(deleted, len(X))
-    sigma = check_positive(bandwidth, "bandwidth")
-    ell = check_positive(kernel_bandwidth, "kernel_bandwidth")
+    sigma = check_positive(sigma_a, "sigma_a")
+    ell = check_positive(bandwidth, "bandwidth")
     n = check_count(n, "n", minimum=4)
     rng = check_rng(rng)
     kept = np.flatnonzero(~mask)
