@@ -26,9 +26,10 @@ import numpy as np
 from ._validation import check_count, check_lambda, check_points, check_positive, check_rng
 from .images import IMAGE_DATASETS, label_deletion_mask, load_images  # noqa: F401  (re-exported)
 
-DATASETS = ("mog8", "ckb8")
-#: How the book writes the data sets' names.
-LABELS = {"mog8": "MoG-8", "ckb8": "CKB-8"}
+#: The synthetic data sets: name -> how the book writes it. Iterating gives the names.
+DATASETS = {"mog8": "MoG-8", "ckb8": "CKB-8"}
+#: The same dict as :data:`DATASETS` (the name the plotting and widget modules import).
+LABELS = DATASETS
 
 MOG8_ANGLES = 2.0 * np.pi * np.arange(8) / 8.0
 MOG8_MEANS = np.stack([np.cos(MOG8_ANGLES), np.sin(MOG8_ANGLES)], axis=1)
@@ -51,7 +52,7 @@ EXTENT = {"mog8": (-2.0, 2.0, -2.0, 2.0), "ckb8": (-0.25, 1.25, -0.25, 1.25)}
 def check_dataset(dataset):
     """Return the canonical name of a synthetic data set or raise a clear error."""
     if not isinstance(dataset, str) or dataset.lower().replace("-", "") not in DATASETS:
-        raise ValueError(f"dataset must be one of {DATASETS} ('MoG-8' and 'CKB-8' are accepted too); got {dataset!r}")
+        raise ValueError(f"dataset must be one of {tuple(DATASETS)} ('MoG-8' and 'CKB-8' are accepted too); got {dataset!r}")
     return dataset.lower().replace("-", "")
 
 
@@ -103,17 +104,18 @@ def sample(dataset, n, *, rng, **kwargs):
     return (mog8 if dataset == "mog8" else ckb8)(n, rng=rng, **kwargs)
 
 
-def deletion_mask(component, dataset, lam, *, rng):
+def deletion_mask(dataset, component, lam, *, rng):
     """Choose the deletion set X' of the synthetic experiments.
 
     Each point of a re-weighted component is deleted independently with probability
-    1 - lambda; other points are kept.
+    1 - lambda; other points are kept. The data set comes first, as in :func:`sample` and
+    :func:`density`.
 
     Parameters
     ----------
+    dataset : {"mog8", "ckb8"}
     component : array_like of int, shape (n,)
         Component ids as returned by :func:`mog8` or :func:`ckb8`.
-    dataset : {"mog8", "ckb8"}
     lam : float in (0, 1]
         The weight lambda of the re-weighted components in p_*'.
     rng : numpy.random.Generator
@@ -122,7 +124,16 @@ def deletion_mask(component, dataset, lam, *, rng):
     -------
     ndarray of bool, shape (n,)
         True for points in X'.
+
+    Examples
+    --------
+    >>> X, component = mog8(400, rng=0)
+    >>> deleted = deletion_mask("mog8", component, 0.5, rng=1)
+    >>> deleted.shape, bool(deleted[np.isin(component, [1, 3, 5, 7])].any())
+    ((400,), False)
     """
+    if isinstance(component, str) and not isinstance(dataset, str):
+        raise TypeError("deletion_mask takes the data set first: deletion_mask(dataset, component, lam, rng=...)")
     dataset = check_dataset(dataset)
     lam = check_lambda(lam)
     rng = check_rng(rng)

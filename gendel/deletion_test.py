@@ -249,7 +249,7 @@ class DeletionTest:
     >>> from gendel import data, dre, models
     >>> from gendel.deletion_test import DeletionTest
     >>> X, comp = data.mog8(400, rng=np.random.default_rng(0))
-    >>> deleted = data.deletion_mask(comp, "mog8", 0.5, rng=np.random.default_rng(1))
+    >>> deleted = data.deletion_mask("mog8", comp, 0.5, rng=np.random.default_rng(1))
     >>> exact = dre.ExactKDERatio(0.1).fit(X, deleted)
     >>> test = DeletionTest(exact.pretrained_, exact, statistic="lr", n_null=200, rng=2)
     >>> Y = exact.retrained_.sample(400, rng=np.random.default_rng(3))   # a model that forgot X'

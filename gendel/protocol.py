@@ -187,7 +187,7 @@ def setup(protocol):
     s = streams(p.seed)
     options = {} if p.variance is None else {"variance": p.variance}
     X, component = _data.sample(p.dataset, p.N, rng=s["data"], **options)
-    deleted = _data.deletion_mask(component, p.dataset, p.lam, rng=s["mask"])
+    deleted = _data.deletion_mask(p.dataset, component, p.lam, rng=s["mask"])
     if not deleted.any():
         raise ValueError(
             f"the deletion set is empty for lam={p.lam}, N={p.N}, seed={p.seed}: nothing to delete. "

@@ -124,7 +124,7 @@ def test_ckb8_points_are_uniform_inside_their_square():
 @pytest.mark.parametrize("lam", [0.9, 0.5, 0.1])
 def test_deletion_mask_deletes_only_reweighted_points_at_rate_one_minus_lambda(dataset, lam):
     _, comp = data.sample(dataset, 20000, rng=rng(7))
-    mask = data.deletion_mask(comp, dataset, lam, rng=rng(8))
+    mask = data.deletion_mask(dataset, comp, lam, rng=rng(8))
     assert mask.dtype == bool and mask.shape == comp.shape
     rew = np.isin(comp, data.REWEIGHTED[dataset])
     assert not mask[~rew].any()
@@ -134,7 +134,7 @@ def test_deletion_mask_deletes_only_reweighted_points_at_rate_one_minus_lambda(d
 
 def test_lambda_one_deletes_nothing():
     _, comp = data.mog8(500, rng=rng())
-    assert not data.deletion_mask(comp, "mog8", 1.0, rng=rng()).any()
+    assert not data.deletion_mask("mog8", comp, 1.0, rng=rng()).any()
 
 
 @pytest.mark.parametrize("dataset", ["mog8", "ckb8"])
@@ -143,7 +143,7 @@ def test_kept_points_have_the_component_weights_of_p_star_prime(dataset):
     # w = lambda on re-weighted components and 1 elsewhere.
     lam = 0.3
     _, comp = data.sample(dataset, 20000, rng=rng(9))
-    kept = comp[~data.deletion_mask(comp, dataset, lam, rng=rng(10))]
+    kept = comp[~data.deletion_mask(dataset, comp, lam, rng=rng(10))]
     w = np.ones(8)
     w[list(data.REWEIGHTED[dataset])] = lam
     counts = np.bincount(kept, minlength=8)
@@ -201,7 +201,7 @@ def test_density_matches_histogram_of_kept_samples(dataset, lam):
     # Draw X ~ p_*, delete X' by deletion_mask: the kept points follow p_*'. Their histogram is
     # compared with the bin probabilities of density(dataset, ., lam) (fine midpoint rule).
     X, comp = data.sample(dataset, 40000, rng=rng(12))
-    kept = X[~data.deletion_mask(comp, dataset, lam, rng=rng(13))] if lam < 1 else X
+    kept = X[~data.deletion_mask(dataset, comp, lam, rng=rng(13))] if lam < 1 else X
     # CKB-8: bins aligned with the squares (the midpoint rule is then exact); MoG-8: the
     # plotting window, 20 x 20 sub-cells per bin.
     (x0, x1, y0, y1), nb, sub = ((0, 1, 0, 1), 8, 4) if dataset == "ckb8" else (data.EXTENT[dataset], 10, 20)
@@ -223,3 +223,11 @@ def test_density_matches_histogram_of_kept_samples(dataset, lam):
         obs, exp = obs[:-1], exp[:-1]
     exp *= obs.sum() / exp.sum()
     assert sps.chisquare(obs, exp).pvalue > LEVEL
+
+
+def test_deletion_mask_takes_the_data_set_first_like_sample_and_density():
+    _, comp = data.mog8(50, rng=rng(14))
+    with pytest.raises(TypeError, match=r"deletion_mask\(dataset, component, lam"):
+        data.deletion_mask(comp, "mog8", 0.5, rng=0)
+    assert list(data.DATASETS) == ["mog8", "ckb8"] and data.LABELS is data.DATASETS
+    assert data.DATASETS["ckb8"] == "CKB-8"

@@ -23,7 +23,7 @@ Z = 5.0
 def mog8_setup(N=200, lam=0.5, seed=0, variance=0.1):
     g = np.random.default_rng(seed)
     X, comp = data.mog8(N, rng=g, variance=variance)
-    deleted = data.deletion_mask(comp, "mog8", lam, rng=g)
+    deleted = data.deletion_mask("mog8", comp, lam, rng=g)
     assert 0 < deleted.sum() < N
     return X, deleted
 

@@ -48,7 +48,7 @@ def test_sectors_recover_components_of_narrow_mixture():
 def test_sector_proportions_sum_to_one_and_follow_weights():
     rng = np.random.default_rng(1)
     X, component = data.mog8(20_000, rng=rng, variance=0.005)  # clusters that do not overlap
-    keep = ~data.deletion_mask(component, "mog8", 0.5, rng=rng)
+    keep = ~data.deletion_mask("mog8", component, 0.5, rng=rng)
     p = sector_proportions(X[keep])
     assert p.shape == (8,) and np.isclose(p.sum(), 1.0)
     thinned = p[list(data.REWEIGHTED["mog8"])].sum()

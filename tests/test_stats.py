@@ -31,7 +31,7 @@ def kde_pair():
     """MoG-8, N = 400, lambda = 0.5, sigma_A = 0.1: the models, the exact ratio and grid moments."""
     g = np.random.default_rng(20)
     X, comp = data.mog8(400, rng=g)
-    deleted = data.deletion_mask(comp, "mog8", 0.5, rng=g)
+    deleted = data.deletion_mask("mog8", comp, 0.5, rng=g)
     sigma = 0.1
     pre, post = KDE(sigma).fit(X), KDE(sigma).fit(X[~deleted])
     exact = ExactKDERatio(sigma).fit(X, deleted)
@@ -227,7 +227,7 @@ def _mmd_setups():
     g = np.random.default_rng(30)
     X2, comp = data.mog8(120, rng=g)
     X2 *= 5.0  # clusters 5 kernel widths from the centre, so that the deletion matters
-    del2 = data.deletion_mask(comp, "mog8", 0.2, rng=g)
+    del2 = data.deletion_mask("mog8", comp, 0.2, rng=g)
     X5 = g.normal(size=(120, 5)) * 1.5
     del5 = X5[:, 0] > 0.0  # a structured deletion in 5-D: one half-space
     return [(X2, del2), (X5, del5)]
