@@ -50,7 +50,13 @@ EXTENT = {"mog8": (-2.0, 2.0, -2.0, 2.0), "ckb8": (-0.25, 1.25, -0.25, 1.25)}
 
 
 def check_dataset(dataset):
-    """Return the canonical name of a synthetic data set or raise a clear error."""
+    """Return the canonical name of a synthetic data set or raise a clear error.
+
+    Examples
+    --------
+    >>> check_dataset("MoG-8"), check_dataset("ckb8")
+    ('mog8', 'ckb8')
+    """
     if not isinstance(dataset, str) or dataset.lower().replace("-", "") not in DATASETS:
         raise ValueError(f"dataset must be one of {tuple(DATASETS)} ('MoG-8' and 'CKB-8' are accepted too); got {dataset!r}")
     return dataset.lower().replace("-", "")
@@ -73,6 +79,14 @@ def mog8(n, *, rng, variance=MOG8_VARIANCE):
     X : ndarray of shape (n, 2)
     component : ndarray of shape (n,)
         Component id in 0..7 (cluster at angle 2 pi c / 8).
+
+    Examples
+    --------
+    >>> X, component = mog8(1000, rng=0)
+    >>> X.shape, sorted(set(component.tolist())) == list(range(8))
+    ((1000, 2), True)
+    >>> bool(np.allclose(np.linalg.norm(X, axis=1).mean(), 1.0, atol=0.1))  # clusters on the unit circle
+    True
     """
     n = check_count(n, "n")
     rng = check_rng(rng)
@@ -90,6 +104,12 @@ def ckb8(n, *, rng):
     X : ndarray of shape (n, 2)
     component : ndarray of shape (n,)
         Square id in 0..7 (the paper's Omega_{c+1}).
+
+    Examples
+    --------
+    >>> X, component = ckb8(500, rng=0)
+    >>> bool(X.min() >= 0.0 and X.max() < 1.0)  # the board is the unit square
+    True
     """
     n = check_count(n, "n")
     rng = check_rng(rng)
@@ -99,7 +119,14 @@ def ckb8(n, *, rng):
 
 
 def sample(dataset, n, *, rng, **kwargs):
-    """Draw from a data set by name (``"mog8"`` or ``"ckb8"``)."""
+    """Draw from a data set by name (``"mog8"`` or ``"ckb8"``).
+
+    Examples
+    --------
+    >>> X, component = sample("CKB-8", 10, rng=0)
+    >>> X.shape, component.shape
+    ((10, 2), (10,))
+    """
     dataset = check_dataset(dataset)
     return (mog8 if dataset == "mog8" else ckb8)(n, rng=rng, **kwargs)
 
@@ -151,6 +178,14 @@ def density(dataset, Y, lam=1.0, *, variance=None):
 
     p_*'(x) = 1 / (4 (1 + lambda)) * sum_i w_i p_i(x), w_i = lambda on re-weighted components.
     ``variance`` is the MoG-8 component variance (None: 0.1, as in :func:`mog8`).
+
+    Examples
+    --------
+    >>> h = 0.01
+    >>> g = np.arange(-0.25, 1.25, h) + h / 2
+    >>> Y = np.stack(np.meshgrid(g, g), axis=-1).reshape(-1, 2)
+    >>> round(float(density("ckb8", Y, 0.5).sum() * h * h), 6)  # p_*' integrates to one
+    1.0
     """
     dataset = check_dataset(dataset)
     lam = check_lambda(lam)
