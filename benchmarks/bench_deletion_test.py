@@ -48,8 +48,8 @@ def timed(fn):
 def main(argv):
     repeats = int(argv[1]) if len(argv) > 1 else 3
     X, deleted, exact = setup("mog8", 0.7)
-    dres = {"KBC (σ_C = 0.1)": KernelClassifierDRE(0.1).fit(X, deleted),
-            "kNN (k = 10)": KNNClassifierDRE(10).fit(X, deleted)}
+    dres = {"KBC (σ_C = 0.1)": KernelClassifierDRE(bandwidth=0.1).fit(X, deleted),
+            "kNN (k = 10)": KNNClassifierDRE(k=10).fit(X, deleted)}
     g = np.random.default_rng(1)
     samples = [exact.retrained_.sample(M, rng=g) for _ in range(repeats + 1)]
     print(f"MoG-8, lambda = 0.7, N = 400, m = {M}, n_null = {N_NULL}, n_pilot = 10000; {os.cpu_count()} cores; "

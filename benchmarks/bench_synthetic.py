@@ -66,24 +66,24 @@ def main(argv):
     print(f"before: {load()}")
 
     # Warm-up (imports, thread pool) on a seed that is not measured.
-    experiments.synthetic_statistics(dataset, lam, KernelClassifierDRE(0.1), seed=10_000)
+    experiments.synthetic_statistics(dataset, lam, KernelClassifierDRE(bandwidth=0.1), seed=10_000)
 
     rows = {name: [] for name in ("KBC first", "KBC second", "kNN", "cell cold", "cell cached")}
     for run in range(runs):
         seed = run
         experiments._shared.cache_clear()
         rows["KBC first"].append(timed(lambda: experiments.synthetic_statistics(
-            dataset, lam, KernelClassifierDRE(0.1), seed=seed)))
+            dataset, lam, KernelClassifierDRE(bandwidth=0.1), seed=seed)))
         rows["KBC second"].append(timed(lambda: experiments.synthetic_statistics(
-            dataset, lam, KernelClassifierDRE(0.125), seed=seed)))
+            dataset, lam, KernelClassifierDRE(bandwidth=0.125), seed=seed)))
         rows["kNN"].append(timed(lambda: experiments.synthetic_statistics(
-            dataset, lam, KNNClassifierDRE(10), seed=seed)))
+            dataset, lam, KNNClassifierDRE(k=10), seed=seed)))
         with tempfile.TemporaryDirectory(prefix="gendel-bench-") as cache:
             os.environ["GENDEL_CACHE_DIR"] = cache
             experiments._shared.cache_clear()
 
             def cell():
-                return experiments.sweep(dataset, [lam], [KernelClassifierDRE(0.1)], seed=seed, progress=False)
+                return experiments.sweep(dataset, [lam], [KernelClassifierDRE(bandwidth=0.1)], seed=seed, progress=False)
 
             rows["cell cold"].append(timed(cell))
             rows["cell cached"].append(timed(cell))

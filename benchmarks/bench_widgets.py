@@ -47,8 +47,8 @@ def main():
     print(f"\nratio map: {grid} grid points, N = 400 (N' = {n_del}); a KBC map costs "
           f"{grid * 400:,} kernel evaluations ({grid} x {n_del} + {grid} x {n_kept})")
 
-    kbc = [KernelClassifierDRE(0.1).fit(X, deleted)] * REPEATS
-    knn = [KNNClassifierDRE(10).fit(X, deleted)] * REPEATS
+    kbc = [KernelClassifierDRE(bandwidth=0.1).fit(X, deleted)] * REPEATS
+    knn = [KNNClassifierDRE(k=10).fit(X, deleted)] * REPEATS
     report("KBC: rho_hat_E on the grid (ratio_grid)", median_ms(lambda d: ratio_grid(d, "mog8", 150), [(d,) for d in kbc]))
     report("kNN (k = 10): rho_hat_E on the grid (ratio_grid)",
            median_ms(lambda d: ratio_grid(d, "mog8", 150), [(d,) for d in knn]))
@@ -65,12 +65,12 @@ def main():
     R = DEFAULTS["R"]
     print(f"\nKS update at the panel's default R = {R} (m = 400; 4 sample sets of m * R = {400 * R:,} points)")
     seeds = [100 + i for i in range(3)]  # a new seed draws new sample sets
-    cold = median_ms(lambda s: experiments.synthetic_statistics("mog8", 0.8, KernelClassifierDRE(0.1), R=R, seed=s),
+    cold = median_ms(lambda s: experiments.synthetic_statistics("mog8", 0.8, KernelClassifierDRE(bandwidth=0.1), R=R, seed=s),
                      [(s,) for s in seeds])
     print(f"  {'first update for a data set (samples drawn)':<58s} median {cold[0]:7.1f} ms  "
           f"(min {cold[1]:6.1f}, max {cold[2]:6.1f}, n = {len(seeds)})")
     report("next updates (a new sigma_C: DRE refitted, samples reused)",
-           median_ms(lambda v: experiments.synthetic_statistics("mog8", 0.8, KernelClassifierDRE(v), R=R, seed=seeds[0]),
+           median_ms(lambda v: experiments.synthetic_statistics("mog8", 0.8, KernelClassifierDRE(bandwidth=v), R=R, seed=seeds[0]),
                      [(v,) for v in sigmas]))
     panel = ExplorerPanel()
     report("panel update after moving sigma_C (map + KS + figures)",

@@ -1,7 +1,10 @@
-"""Checks at the boundary of the public API.
+"""Checks at the boundary of the public API, and the conventions every estimator follows.
 
 Every public function validates its inputs here and raises a ``ValueError`` or
-``TypeError`` whose message says what was wrong and what to do about it.
+``TypeError`` whose message says what was wrong and what to do about it. :class:`Estimator`
+gives gendel's estimators scikit-learn's conventions (``get_params``, ``set_params``, a repr
+built from the parameters, ``sklearn.base.clone``), and :class:`NotFittedError` is the one
+error for an estimator used before ``fit``.
 """
 
 from __future__ import annotations
@@ -9,6 +12,14 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+from sklearn.base import BaseEstimator
+
+#: Coordinates beyond this magnitude are refused: their squares (1e300) are the largest that
+#: sums of squared distances hold in float64 without overflowing.
+MAX_COORDINATE = 1e150
+#: Bandwidths outside [1 / MAX_BANDWIDTH, MAX_BANDWIDTH] are refused: bandwidth**2 and
+#: 1 / bandwidth**2 must be normal float64 numbers.
+MAX_BANDWIDTH = 1e150
 
 
 def check_points(Y, name="Y", *, dim=None, allow_empty=False):
@@ -17,13 +28,23 @@ def check_points(Y, name="Y", *, dim=None, allow_empty=False):
     Parameters
     ----------
     Y : array_like
-        Points, one per row.
+        Points, one per row. Coordinates must be finite and at most ``MAX_COORDINATE`` (1e150)
+        in magnitude, so that squared distances do not overflow.
     name : str
         How the argument is called in error messages.
     dim : int, optional
         The dimension the points must have (that of the fitted data).
     allow_empty : bool
         Whether n = 0 is acceptable.
+
+    Examples
+    --------
+    >>> check_points([[0, 1], [2, 3]]).dtype
+    dtype('float64')
+    >>> check_points([[1e200, 0.0]], "X")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: X has a coordinate of magnitude 1e+200, beyond 1e+150: ...
     """
     if np.iscomplexobj(Y):
         raise TypeError(f"{name} must be real-valued; got complex numbers")
@@ -43,11 +64,27 @@ def check_points(Y, name="Y", *, dim=None, allow_empty=False):
     if not np.all(np.isfinite(arr)):
         bad = int(np.sum(~np.isfinite(arr).all(axis=1)))
         raise ValueError(f"{name} contains NaN or infinite values in {bad} row(s); remove or impute them first")
+    biggest = float(np.abs(arr).max()) if arr.size else 0.0
+    if biggest > MAX_COORDINATE:
+        raise ValueError(
+            f"{name} has a coordinate of magnitude {biggest:.3g}, beyond {MAX_COORDINATE:.0e}: squared distances "
+            "would overflow float64. Rescale the data (e.g. subtract its mean and divide by its standard deviation)"
+        )
     return arr
 
 
 def check_positive(value, name):
-    """Return ``value`` as a float after checking it is a finite number > 0."""
+    """Return ``value`` as a float after checking it is a finite number > 0.
+
+    Examples
+    --------
+    >>> check_positive(2, "bound")
+    2.0
+    >>> check_positive(0.0, "bound")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: bound must be a finite number > 0; got 0.0
+    """
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a positive number; got {value!r}")
     value = float(value)
@@ -56,8 +93,70 @@ def check_positive(value, name):
     return value
 
 
+def check_bandwidth(value, name="bandwidth"):
+    """Return a kernel bandwidth as a float: a number > 0 whose square and inverse square are normal floats.
+
+    Kernels divide squared distances by ``bandwidth**2``; below 1e-150 that square underflows to 0
+    and above 1e150 it overflows, so such bandwidths are refused with advice to rescale.
+
+    Examples
+    --------
+    >>> check_bandwidth(0.1)
+    0.1
+    >>> check_bandwidth(1e-200)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: bandwidth=1e-200 is too small: bandwidth**2 underflows float64 ...
+    """
+    value = check_positive(value, name)
+    if value < 1.0 / MAX_BANDWIDTH:
+        raise ValueError(
+            f"{name}={value:.3g} is too small: {name}**2 underflows float64 (the smallest accepted is "
+            f"{1.0 / MAX_BANDWIDTH:.0e}). Rescale the data (multiply it and the bandwidth by the same factor)"
+        )
+    if value > MAX_BANDWIDTH:
+        raise ValueError(
+            f"{name}={value:.3g} is too large: {name}**2 overflows float64 (the largest accepted is "
+            f"{MAX_BANDWIDTH:.0e}). Rescale the data (divide it and the bandwidth by the same factor)"
+        )
+    return value
+
+
+def check_kernel_scale(Y, centre, bandwidth, name="Y"):
+    """Refuse points whose squared distance to ``centre``, in bandwidths, overflows float64.
+
+    Gaussian kernel sums work with ``||y - centre||^2 / bandwidth^2``; beyond 1e150 bandwidths
+    that number is not a float64. ``Y`` (n, d) is already checked by :func:`check_points`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> check_kernel_scale(np.array([[1e140, 0.0]]), np.zeros(2), 1e-20, "Y")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: Y has a point 1e+140 from the training data's centre, 1e+160 times the bandwidth=1e-20: ...
+    """
+    far = float(np.abs(Y - centre).max()) if Y.size else 0.0
+    if far / bandwidth > MAX_COORDINATE:
+        raise ValueError(
+            f"{name} has a point {far:.3g} from the training data's centre, {far / bandwidth:.3g} times the "
+            f"bandwidth={bandwidth:.3g}: squared distances in bandwidths overflow float64 beyond "
+            f"{MAX_COORDINATE:.0e}. Rescale the data, or use a larger bandwidth"
+        )
+
+
 def check_count(value, name, *, minimum=1):
-    """Return ``value`` as an int after checking it is an integer >= ``minimum``."""
+    """Return ``value`` as an int after checking it is an integer >= ``minimum``.
+
+    Examples
+    --------
+    >>> check_count(3, "k")
+    3
+    >>> check_count(2.0, "k")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    TypeError: k must be an integer; got 2.0
+    """
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be an integer; got {value!r}")
     value = int(value)
@@ -67,7 +166,13 @@ def check_count(value, name, *, minimum=1):
 
 
 def check_lambda(lam):
-    """Check the re-weighting factor lambda of the synthetic experiments lies in (0, 1]."""
+    """Check the re-weighting factor lambda of the synthetic experiments lies in (0, 1].
+
+    Examples
+    --------
+    >>> check_lambda(0.5)
+    0.5
+    """
     if isinstance(lam, bool) or not isinstance(lam, numbers.Real):
         raise TypeError(f"lam must be a number in (0, 1]; got {lam!r}")
     lam = float(lam)
@@ -79,7 +184,13 @@ def check_lambda(lam):
 
 
 def check_rng(rng):
-    """Require an explicit ``numpy.random.Generator`` (or an int seed)."""
+    """Require an explicit ``numpy.random.Generator`` (or an int seed).
+
+    Examples
+    --------
+    >>> check_rng(0).integers(10) == np.random.default_rng(0).integers(10)
+    np.True_
+    """
     if isinstance(rng, np.random.Generator):
         return rng
     if isinstance(rng, numbers.Integral) and not isinstance(rng, bool):
@@ -95,6 +206,11 @@ def check_deletion(deleted, n):
 
     ``deleted`` may be a boolean mask over the rows of X or an array of row indices.
     The deletion set must be non-empty and must leave at least one point.
+
+    Examples
+    --------
+    >>> check_deletion(np.array([0, 2]), 4)
+    array([ True, False,  True, False])
     """
     arr = np.asarray(deleted)
     if arr.dtype == bool:
@@ -150,8 +266,75 @@ class NotFittedError(ValueError, AttributeError):
 
 
 def check_fitted(estimator, attribute):
-    """Raise :class:`NotFittedError` when an estimator is used before ``fit``."""
+    """Raise :class:`NotFittedError` when an estimator is used before ``fit``.
+
+    ``attribute`` is one that ``fit`` sets.
+
+    Examples
+    --------
+    >>> from gendel.models import KDE
+    >>> check_fitted(KDE(bandwidth=0.1).fit([[0.0]]), "X_")   # fitted: nothing happens
+    """
     if not hasattr(estimator, attribute):
         raise NotFittedError(
             f"this {type(estimator).__name__} is not fitted yet: call .fit(...) before using it"
         )
+
+
+def is_fitted(obj):
+    """Whether ``obj`` is fitted, by scikit-learn's ``__sklearn_is_fitted__`` (True when it has none).
+
+    Examples
+    --------
+    >>> from gendel.models import KDE
+    >>> is_fitted(KDE(bandwidth=0.1)), is_fitted(KDE(bandwidth=0.1).fit([[0.0]]))
+    (False, True)
+    """
+    method = getattr(obj, "__sklearn_is_fitted__", None)
+    return True if method is None else bool(method())
+
+
+def plain(value):
+    """A numpy scalar as the Python number it holds; any other value unchanged.
+
+    Examples
+    --------
+    >>> plain(np.float64(0.5)), plain(np.int64(3)), plain("kl")
+    (0.5, 3, 'kl')
+    """
+    return value.item() if isinstance(value, np.generic) else value
+
+
+class Estimator(BaseEstimator):
+    """scikit-learn's conventions for gendel's estimators.
+
+    A subclass takes its hyper-parameters as keyword-only arguments of ``__init__``, which only
+    stores them (numpy scalars as Python numbers, through :func:`plain`, so that
+    ``get_params(deep=False)`` holds plain values), checks them in ``fit``, and names in
+    ``_fitted_attribute`` an attribute that only ``fit`` sets. From
+    ``sklearn.base.BaseEstimator`` it gets ``get_params``, ``set_params``, a repr built from
+    the parameters that differ from their defaults, and ``sklearn.base.clone``; from here,
+    ``__sklearn_is_fitted__`` (for ``sklearn.utils.validation.check_is_fitted``) and
+    :meth:`_check_fitted`, which raises :class:`NotFittedError`.
+
+    Examples
+    --------
+    >>> from sklearn.base import clone
+    >>> from gendel.models import KDE
+    >>> KDE(bandwidth=np.float64(0.1))
+    KDE(bandwidth=0.1)
+    >>> clone(KDE(bandwidth=0.1)).set_params(bandwidth=0.2).get_params()
+    {'bandwidth': 0.2}
+    """
+
+    _fitted_attribute = "_fitted"
+
+    def set_params(self, **params):
+        """Set hyper-parameters (``name=value``, ``component__name=value``); returns self."""
+        return super().set_params(**{key: plain(value) for key, value in params.items()})
+
+    def __sklearn_is_fitted__(self):
+        return hasattr(self, self._fitted_attribute)
+
+    def _check_fitted(self):
+        check_fitted(self, self._fitted_attribute)

@@ -13,8 +13,7 @@ import warnings
 
 import numpy as np
 
-from ._validation import check_count, check_fitted, check_positive, check_rng
-from .dre import DensityRatioEstimator
+from ._validation import Estimator, NotFittedError, check_count, check_positive, check_rng, is_fitted, plain
 
 
 #: The largest default number of proposals of one :meth:`ApproximateDeletion.sample` call.
@@ -26,14 +25,19 @@ def _below(bound, known):
     return known is not None and bound < known * (1 - 1e-12)
 
 
-class ApproximateDeletion:
+class ApproximateDeletion(Estimator):
     """Sampler for the approximated model rho_hat_E * p_hat (Alg. 1).
+
+    It is built from fitted parts and has no ``fit`` of its own: the parameters are checked when
+    it is made (and by ``set_params``). ``get_params``, ``set_params`` and the repr follow
+    scikit-learn; ``sklearn.base.clone`` gives a fresh sampler on the same fitted model and DRE
+    (cloning them would discard their fit).
 
     Parameters
     ----------
     model : object
-        The pre-trained model p_hat; anything with ``sample(m, rng=...)`` returning an array
-        of m points (a :class:`gendel.models.KDE`, a wrapped GAN generator, ...).
+        The fitted pre-trained model p_hat; anything with ``sample(m, rng=...)`` returning an
+        array of m points (a :class:`gendel.models.KDE`, a wrapped GAN generator, ...).
     dre : object
         A fitted density ratio estimator with ``log_ratio(Y)``.
     bound : float, optional
@@ -47,6 +51,8 @@ class ApproximateDeletion:
 
     Attributes
     ----------
+    bound_ : float
+        The B in use: ``bound``, or the DRE's known bound when ``bound`` is None.
     acceptance_rate_ : float
         Accepted / proposed in the last call to :meth:`sample`.
     n_proposals_ : int
@@ -54,15 +60,51 @@ class ApproximateDeletion:
     bound_exceeded_ : float
         Fraction of the last call's proposals with rho_hat_E(y) > B. Non-zero means B was not a
         valid bound and the samples are biased towards rho_hat_E clipped at B.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gendel.deletion import ApproximateDeletion
+    >>> from gendel.dre import ExactKDERatio
+    >>> X = np.random.default_rng(0).normal(size=(100, 1))
+    >>> exact = ExactKDERatio(bandwidth=0.2).fit(X, X[:, 0] > 1.0)   # forget the right tail
+    >>> sampler = ApproximateDeletion(exact.pretrained_, exact)
+    >>> Y = sampler.sample(200, rng=np.random.default_rng(1))
+    >>> Y.shape, bool(np.mean(Y > 1.5) < 0.05)
+    ((200, 1), True)
     """
 
     def __init__(self, model, dre, bound=None, *, max_proposals=None):
+        self.model = model
+        self.dre = dre
+        self.bound = plain(bound)
+        self.max_proposals = plain(max_proposals)
+        self._check_params()
+
+    def set_params(self, **params):
+        """Set parameters (``bound=...``, ``dre__bandwidth=...``) and check them again; returns self."""
+        super().set_params(**params)
+        self._check_params()
+        return self
+
+    def __sklearn_clone__(self):
+        return type(self)(**self.get_params(deep=False))
+
+    def __sklearn_is_fitted__(self):
+        return True  # built from fitted parts
+
+    def _check_params(self):
+        model, dre, bound = self.model, self.dre, self.bound
         if not callable(getattr(model, "sample", None)):
             raise TypeError(f"model must have a sample(m, rng=...) method; got {type(model).__name__}")
         if not callable(getattr(dre, "log_ratio", None)):
             raise TypeError(f"dre must have a log_ratio(Y) method; got {type(dre).__name__}")
-        if isinstance(dre, DensityRatioEstimator):
-            check_fitted(dre, "_fitted")
+        for name, part in (("model", model), ("dre", dre)):
+            if not is_fitted(part):
+                raise NotFittedError(
+                    f"the {name} {part!r} is not fitted yet: call {name}.fit(...) before building an "
+                    "ApproximateDeletion from it"
+                )
         known = getattr(dre, "ratio_bound_", None)
         if bound is None:
             if known is None:
@@ -78,17 +120,16 @@ class ApproximateDeletion:
                 "(N / (N - N') for classifier DREs); rejection sampling would be biased. "
                 "Use bound=None or a larger B"
             )
-        if max_proposals is not None:
-            max_proposals = check_count(max_proposals, "max_proposals")
-        self.model = model
-        self.dre = dre
-        self.bound = bound
-        self.max_proposals = max_proposals
+        if self.max_proposals is not None:
+            check_count(self.max_proposals, "max_proposals")
+        self.bound_ = bound
+        for name in ("acceptance_rate_", "n_proposals_", "bound_exceeded_"):
+            self.__dict__.pop(name, None)  # they describe a call of sample() with the old parameters
 
     def __getattr__(self, name):
         # Called only for attributes not set yet: the ones that sample() sets get a clear message.
         if name in ("acceptance_rate_", "n_proposals_", "bound_exceeded_"):
-            raise AttributeError(f"{name} is set by sample(): call sample(m, rng=...) first")
+            raise NotFittedError(f"{name} is set by sample(): call sample(m, rng=...) first")
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def sample(self, m, *, rng):
@@ -100,21 +141,21 @@ class ApproximateDeletion:
         m = check_count(m, "m", minimum=1)
         rng = check_rng(rng)
         known = getattr(self.dre, "ratio_bound_", None)
-        if _below(self.bound, known):
+        if _below(self.bound_, known):
             raise ValueError(
-                f"the DRE's known bound is now {known:g} (was it refit?), above this sampler's B={self.bound:g}; "
+                f"the DRE's known bound is now {known:g} (was it refit?), above this sampler's B={self.bound_:g}; "
                 "create a new ApproximateDeletion for the refitted DRE"
             )
-        log_bound = math.log(self.bound)
-        if self.max_proposals is None and m * self.bound > MAX_DEFAULT_PROPOSALS:
+        log_bound = math.log(self.bound_)
+        if self.max_proposals is None and m * self.bound_ > MAX_DEFAULT_PROPOSALS:
             raise ValueError(
-                f"m={m} samples with B={self.bound:g} need about m * B = {m * self.bound:.3g} proposals "
+                f"m={m} samples with B={self.bound_:g} need about m * B = {m * self.bound_:.3g} proposals "
                 f"(the acceptance rate of a normalised ratio is 1/B), more than the default limit "
                 f"{MAX_DEFAULT_PROPOSALS:.0e}. Use a tighter bound B, or pass max_proposals=... to try anyway"
             )
-        limit = self.max_proposals or int(min(max(100_000, 1000 * m * self.bound), MAX_DEFAULT_PROPOSALS))
+        limit = self.max_proposals or int(min(max(100_000, 1000 * m * self.bound_), MAX_DEFAULT_PROPOSALS))
         accepted, proposed, exceeded, n_acc = [], 0, 0, 0
-        rate = 1.0 / self.bound  # the rate when rho_hat_E is normalised under p_hat
+        rate = 1.0 / self.bound_  # the rate when rho_hat_E is normalised under p_hat
         while n_acc < m:
             if proposed >= limit:
                 raise RuntimeError(
@@ -141,12 +182,9 @@ class ApproximateDeletion:
         self.bound_exceeded_ = exceeded / proposed
         if exceeded:
             warnings.warn(
-                f"rho_hat_E exceeded B={self.bound:g} on {self.bound_exceeded_:.2%} of the proposals: the samples "
+                f"rho_hat_E exceeded B={self.bound_:g} on {self.bound_exceeded_:.2%} of the proposals: the samples "
                 "follow min(rho_hat_E, B) * p_hat, not rho_hat_E * p_hat; use a larger bound",
                 RuntimeWarning,
                 stacklevel=2,
             )
         return np.concatenate(accepted)[:m]
-
-    def __repr__(self):
-        return f"ApproximateDeletion({self.model!r}, {self.dre!r}, bound={self.bound:g})"

@@ -27,12 +27,16 @@ import numpy as np
 from scipy.spatial import cKDTree
 
 from ._kernels import GaussianKernelSums
-from ._validation import check_count, check_deletion, check_fitted, check_points, check_positive
+from ._validation import Estimator, check_bandwidth, check_count, check_deletion, check_kernel_scale, check_points, plain
 from .models import KDE
 
 
-class DensityRatioEstimator:
+class DensityRatioEstimator(Estimator):
     """Common fitting and validation for DREs between X and X \\ X'.
+
+    A subclass stores its keyword-only hyper-parameters in ``__init__``, checks them in ``_check_params``
+    (called first by :meth:`fit`), and implements ``_fit`` and ``_log_ratio``. Use before ``fit``
+    raises :class:`gendel._validation.NotFittedError`.
 
     Attributes
     ----------
@@ -44,6 +48,17 @@ class DensityRatioEstimator:
         The dimension d of the data.
     ratio_bound_ : float or None
         A known B >= sup_x rho_hat_E(x), or None when no bound is known.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gendel.dre import KernelClassifierDRE
+    >>> X = np.random.default_rng(0).normal(size=(40, 2))
+    >>> dre = KernelClassifierDRE(bandwidth=0.5).fit(X, np.arange(10))
+    >>> dre.n_samples_, dre.n_deleted_, dre.ratio_bound_   # doctest: +ELLIPSIS
+    (40, 10, 1.333...)
+    >>> dre.log_ratio(X[:3]).shape
+    (3,)
     """
 
     ratio_bound_ = None
@@ -54,6 +69,7 @@ class DensityRatioEstimator:
         ``deleted`` is a boolean mask over the rows of X (True for X') or an array of row
         indices. Returns self.
         """
+        self._check_params()
         X = check_points(X, "X")
         mask = check_deletion(deleted, len(X))
         # Until _fit succeeds the estimator counts as unfitted: a failed refit must not leave the
@@ -67,7 +83,7 @@ class DensityRatioEstimator:
 
     def log_ratio(self, Y):
         """log rho_hat_E(y) for every row y of ``Y``; shape (n,). May be -inf where the ratio is 0."""
-        check_fitted(self, "_fitted")
+        self._check_fitted()
         Y = check_points(Y, "Y", dim=self.dim_)
         return self._log_ratio(Y)
 
@@ -78,7 +94,14 @@ class DensityRatioEstimator:
     @property
     def log_prior_ratio(self):
         """log N / (N - N'), the prior factor of eq. (1) and log of the classifier bound."""
+        self._check_fitted()
+        return self._log_prior()
+
+    def _log_prior(self):
         return np.log(self.n_samples_) - np.log(self.n_samples_ - self.n_deleted_)
+
+    def _check_params(self):
+        """Check the hyper-parameters (sklearn's rule: in ``fit``, not ``__init__``)."""
 
     def _fit(self, X_deleted, X_kept):  # pragma: no cover - abstract
         raise NotImplementedError
@@ -93,26 +116,50 @@ class ExactKDERatio(DensityRatioEstimator):
     This is not an estimator in the paper's sense (it needs the learner itself); it is the
     target every DRE is compared with. ``ratio_bound_`` is N / (N - N'): the sum over X \\ X'
     never exceeds the sum over X.
+
+    Parameters
+    ----------
+    bandwidth : float
+        sigma_A, the KDE learner's bandwidth (keyword-only), in [1e-150, 1e150].
+
+    Attributes
+    ----------
+    pretrained_, retrained_ : gendel.models.KDE
+        The KDEs on X and on X \\ X'.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gendel.dre import ExactKDERatio
+    >>> X = np.array([[0.0], [0.1], [5.0]])
+    >>> exact = ExactKDERatio(bandwidth=0.5).fit(X, np.array([2]))   # forget the point at 5
+    >>> exact
+    ExactKDERatio(bandwidth=0.5)
+    >>> np.round(exact.ratio([[0.0], [5.0]]), 3)   # N / (N - N') = 1.5 near the kept points, 0 far from them
+    array([1.5, 0. ])
     """
 
-    def __init__(self, bandwidth):
-        self.bandwidth = check_positive(bandwidth, "bandwidth")
+    def __init__(self, *, bandwidth):
+        self.bandwidth = plain(bandwidth)
+
+    def _check_params(self):
+        check_bandwidth(self.bandwidth, "bandwidth")
 
     def _fit(self, X_deleted, X_kept):
-        self.pretrained_ = KDE(self.bandwidth).fit(np.concatenate([X_deleted, X_kept]))
-        self.retrained_ = KDE(self.bandwidth).fit(X_kept)
-        self._sums = GaussianKernelSums([X_deleted, X_kept], self.bandwidth)
-        self.ratio_bound_ = float(np.exp(self.log_prior_ratio))
+        bandwidth = float(self.bandwidth)
+        X = np.concatenate([X_deleted, X_kept])
+        self.pretrained_ = KDE(bandwidth=bandwidth).fit(X)  # refuses X too far out in bandwidths
+        self.retrained_ = KDE(bandwidth=bandwidth).fit(X_kept)
+        self._sums = GaussianKernelSums([X_deleted, X_kept], bandwidth)
+        self.ratio_bound_ = float(np.exp(self._log_prior()))
 
     def _log_ratio(self, Y):
         # Example 1 in one kernel pass: N/(N-N') * sum_{X \ X'} K / (sum_{X'} K + sum_{X \ X'} K).
         # The difference of the two KDEs' log densities would cancel catastrophically far from
         # the data (and could exceed ratio_bound_ there); this form never does.
+        check_kernel_scale(Y, self._sums.shift, self._sums.bandwidth, "Y")
         sums = self._sums(Y)
         return self.log_prior_ratio + (sums[:, 1] - np.logaddexp(sums[:, 0], sums[:, 1]))
-
-    def __repr__(self):
-        return f"ExactKDERatio(bandwidth={self.bandwidth!r})"
 
 
 class ClassifierDRE(DensityRatioEstimator):
@@ -123,27 +170,44 @@ class ClassifierDRE(DensityRatioEstimator):
     estimator : scikit-learn classifier
         Anything with ``fit(X, y)`` and ``predict_proba(X)``, e.g.
         ``sklearn.linear_model.LogisticRegression()`` (the paper's footnote). It is copied,
-        then trained on X' (label 1) against two copies of X \\ X' (label 0).
+        then trained on X' (label 1) against two copies of X \\ X' (label 0). Positional or
+        keyword, as the wrapped estimator of scikit-learn's meta-estimators
+        (``CalibratedClassifierCV(estimator)``, ``SelectFromModel(estimator)``).
 
     Attributes
     ----------
     classifier_ : the fitted copy of ``estimator``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from gendel.dre import ClassifierDRE
+    >>> X = np.random.default_rng(0).normal(size=(200, 2))
+    >>> dre = ClassifierDRE(LogisticRegression()).fit(X, X[:, 0] > 1.0)
+    >>> dre
+    ClassifierDRE(estimator=LogisticRegression())
+    >>> bool(dre.log_ratio([[-2.0, 0.0]])[0] > dre.log_ratio([[2.0, 0.0]])[0])
+    True
     """
 
     def __init__(self, estimator):
+        self.estimator = estimator
+
+    def _check_params(self):
+        estimator = self.estimator
         if not (hasattr(estimator, "fit") and hasattr(estimator, "predict_proba")):
             raise TypeError(
                 "estimator must be a probabilistic classifier with fit(X, y) and predict_proba(X), "
                 f"e.g. sklearn.linear_model.LogisticRegression(); got {type(estimator).__name__}"
             )
-        self.estimator = estimator
 
     def _fit(self, X_deleted, X_kept):
         X_aug, y_aug = duplicated_training_set(X_deleted, X_kept)
         self.classifier_ = copy.deepcopy(self.estimator).fit(X_aug, y_aug)
         classes = list(self.classifier_.classes_)
         self._positive = classes.index(1)
-        self.ratio_bound_ = float(np.exp(self.log_prior_ratio))
+        self.ratio_bound_ = float(np.exp(self._log_prior()))
 
     def _log_f(self, Y):
         """Return log f(y) and log(1 - f(y)), f = Prob(y in X')."""
@@ -154,9 +218,6 @@ class ClassifierDRE(DensityRatioEstimator):
     def _log_ratio(self, Y):
         log_f, log_1mf = self._log_f(Y)
         return self.log_prior_ratio + log_1mf - np.logaddexp(0.0, log_f)
-
-    def __repr__(self):
-        return f"{type(self).__name__}({self.estimator!r})"
 
 
 class KernelClassifierDRE(ClassifierDRE):
@@ -171,24 +232,40 @@ class KernelClassifierDRE(ClassifierDRE):
     Parameters
     ----------
     bandwidth : float
-        sigma_C.
+        sigma_C (keyword-only), in [1e-150, 1e150].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gendel.dre import ExactKDERatio, KernelClassifierDRE
+    >>> X = np.random.default_rng(0).normal(size=(50, 2))
+    >>> kbc = KernelClassifierDRE(bandwidth=0.3).fit(X, np.arange(10))
+    >>> kbc
+    KernelClassifierDRE(bandwidth=0.3)
+    >>> exact = ExactKDERatio(bandwidth=0.3).fit(X, np.arange(10))
+    >>> bool(np.allclose(kbc.log_ratio(X), exact.log_ratio(X)))   # Example 1: sigma_C = sigma_A is exact
+    True
     """
 
-    def __init__(self, bandwidth):
-        self.bandwidth = check_positive(bandwidth, "bandwidth")
+    def __init__(self, *, bandwidth):
+        self.bandwidth = plain(bandwidth)
+
+    def _check_params(self):
+        check_bandwidth(self.bandwidth, "bandwidth")
 
     def _fit(self, X_deleted, X_kept):
-        self._sums = GaussianKernelSums([X_deleted, X_kept], self.bandwidth)
-        self.ratio_bound_ = float(np.exp(self.log_prior_ratio))
+        bandwidth = float(self.bandwidth)
+        X = np.concatenate([X_deleted, X_kept])
+        check_kernel_scale(X, X.mean(axis=0), bandwidth, "X")
+        self._sums = GaussianKernelSums([X_deleted, X_kept], bandwidth)
+        self.ratio_bound_ = float(np.exp(self._log_prior()))
 
     def _log_f(self, Y):
+        check_kernel_scale(Y, self._sums.shift, self._sums.bandwidth, "Y")
         sums = self._sums(Y)
         log_del, log_kept2 = sums[:, 0], sums[:, 1] + np.log(2.0)
         log_den = np.logaddexp(log_del, log_kept2)
         return log_del - log_den, log_kept2 - log_den
-
-    def __repr__(self):
-        return f"KernelClassifierDRE(bandwidth={self.bandwidth!r})"
 
 
 class KNNClassifierDRE(ClassifierDRE):
@@ -201,11 +278,25 @@ class KNNClassifierDRE(ClassifierDRE):
     Parameters
     ----------
     k : int
-        Number of neighbours.
+        Number of neighbours (keyword-only), at least 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gendel.dre import KNNClassifierDRE
+    >>> X = np.array([[0.0], [0.1], [0.2], [5.0], [5.1]])
+    >>> knn = KNNClassifierDRE(k=2).fit(X, np.array([3, 4]))   # forget the two points near 5
+    >>> knn
+    KNNClassifierDRE(k=2)
+    >>> knn.log_ratio([[5.05]])   # both neighbours deleted: ratio 0
+    array([-inf])
     """
 
-    def __init__(self, k):
-        self.k = check_count(k, "k")
+    def __init__(self, *, k):
+        self.k = plain(k)
+
+    def _check_params(self):
+        check_count(self.k, "k")
 
     def _fit(self, X_deleted, X_kept):
         X_aug, y_aug = duplicated_training_set(X_deleted, X_kept)
@@ -216,21 +307,27 @@ class KNNClassifierDRE(ClassifierDRE):
             )
         self._tree = cKDTree(X_aug)
         self._labels = y_aug.astype(np.float64)
-        self.ratio_bound_ = float(np.exp(self.log_prior_ratio))
+        self._k = int(self.k)
+        self.ratio_bound_ = float(np.exp(self._log_prior()))
 
     def _log_f(self, Y):
-        _, idx = self._tree.query(Y, k=self.k, workers=-1)
-        idx = idx.reshape(len(Y), self.k)
+        _, idx = self._tree.query(Y, k=self._k, workers=-1)
+        idx = idx.reshape(len(Y), self._k)
         f = self._labels[idx].mean(axis=1)
         with np.errstate(divide="ignore"):
             return np.log(f), np.log1p(-f)
 
-    def __repr__(self):
-        return f"KNNClassifierDRE(k={self.k!r})"
-
 
 def duplicated_training_set(X_deleted, X_kept):
-    """The classifier's training set of §3.1: X' with label 1, two copies of X \\ X' with label 0."""
+    """The classifier's training set of §3.1: X' with label 1, two copies of X \\ X' with label 0.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X_aug, y_aug = duplicated_training_set(np.array([[9.0]]), np.array([[0.0], [1.0]]))
+    >>> X_aug.ravel(), y_aug
+    (array([9., 0., 1., 0., 1.]), array([1, 0, 0, 0, 0]))
+    """
     X_aug = np.concatenate([X_deleted, X_kept, X_kept])
     y_aug = np.concatenate([np.ones(len(X_deleted), int), np.zeros(2 * len(X_kept), int)])
     return X_aug, y_aug
@@ -248,6 +345,12 @@ class DREChoice:
 
     ``make(value)`` returns an unfitted estimator for the family's hyper-parameter ``param``
     (``None`` when the family has none); ``describe(value)`` labels it, e.g. "KBC, σ_C = 0.100".
+
+    Examples
+    --------
+    >>> choice = DRE_CHOICES["kbc"]
+    >>> choice.make(0.1), choice.describe(0.1)
+    (KernelClassifierDRE(bandwidth=0.1), 'KBC, σ_C = 0.100')
     """
 
     label: str
@@ -272,7 +375,15 @@ DRE_CHOICES = {
 
 
 def make_dre(kind, value=None):
-    """The unfitted DRE of family ``kind`` (a key of :data:`DRE_CHOICES`) with hyper-parameter ``value``."""
+    """The unfitted DRE of family ``kind`` (a key of :data:`DRE_CHOICES`) with hyper-parameter ``value``.
+
+    Examples
+    --------
+    >>> make_dre("knn", 10)
+    KNNClassifierDRE(k=10)
+    >>> make_dre("logreg")
+    ClassifierDRE(estimator=LogisticRegression())
+    """
     try:
         choice = DRE_CHOICES[kind]
     except (KeyError, TypeError):

@@ -49,6 +49,13 @@ class SyntheticStatistics:
         The fitted DRE (None when the result was loaded from the cache).
     protocol : Protocol or None
         The protocol of the run.
+
+    Examples
+    --------
+    >>> from gendel.dre import KNNClassifierDRE
+    >>> res = synthetic_statistics("ckb8", 0.5, KNNClassifierDRE(k=5), N=60, m=20, R=4)
+    >>> res.lr["H1", "dre"].shape, res.settings["dre"]
+    ((4,), 'KNNClassifierDRE(k=5)')
     """
 
     settings: dict
@@ -130,10 +137,10 @@ def _run(p, dre):
     X, deleted, exact = _protocol_setup(p)
     dre = copy.deepcopy(dre).fit(X, deleted)
     sampler = ApproximateDeletion(exact.pretrained_, dre)
-    if p.m * p.R * sampler.bound > MAX_DEFAULT_PROPOSALS:
+    if p.m * p.R * sampler.bound_ > MAX_DEFAULT_PROPOSALS:
         raise ValueError(
-            f"m * R = {p.m} * {p.R} samples of Y_D with the ratio bound B = {sampler.bound:.3g} need about "
-            f"{p.m * p.R * sampler.bound:.2g} proposals, more than the sampler's limit {MAX_DEFAULT_PROPOSALS:.0e}; "
+            f"m * R = {p.m} * {p.R} samples of Y_D with the ratio bound B = {sampler.bound_:.3g} need about "
+            f"{p.m * p.R * sampler.bound_:.2g} proposals, more than the sampler's limit {MAX_DEFAULT_PROPOSALS:.0e}; "
             "use a smaller m or R"
         )
     X, deleted, exact, samples, log_exact, d_state = shared(p)
@@ -167,41 +174,49 @@ def cached_synthetic_statistics(dataset, lam, dre, *, N=400, m=400, R=250, sigma
                                 cache=True):
     """:func:`synthetic_statistics` with an on-disk cache keyed by the full configuration.
 
-    The cache key holds the settings, ``repr(dre)`` and a fingerprint of gendel's numerical
-    code. Results loaded from the cache have ``dre=None``.
+    The key holds the settings, the DRE's class and ``get_params()``
+    (:func:`gendel.cache.estimator_config`) and a fingerprint of gendel's numerical code; a DRE
+    without ``get_params`` is refused (TypeError) unless ``cache=False``. Results loaded from the
+    cache have ``dre=None``; their ``settings`` are those of a fresh result.
+
+    The cache survives faults, each reported with a :class:`gendel.cache.CacheWarning`: processes
+    computing one configuration at once each write a whole file; a damaged entry (unreadable, an
+    array missing or not of length R) is discarded and recomputed; an unwritable cache folder is
+    found before computing, and the result is returned without being stored.
     """
+    import warnings
+
+    from .cache import CacheWarning, atomic_write, estimator_config, load_npz, usable_cache_dir
+
     dataset = _data.check_dataset(dataset)
     lam, sigma_a = check_lambda(lam), check_positive(sigma_a, "sigma_a")
     N, m, R = check_count(N, "N", minimum=2), check_count(m, "m"), check_count(R, "R", minimum=2)
     seed = check_count(seed, "seed", minimum=0)
-    if " at 0x" in repr(dre):
-        raise ValueError(
-            f"cannot cache results for {type(dre).__name__}: its repr {repr(dre)!r} holds a memory address, "
-            "not its settings; give it a __repr__ that lists its parameters, or use synthetic_statistics"
-        )
     settings = dict(dataset=dataset, lam=lam, N=N, m=m, R=R, sigma_a=sigma_a, seed=seed, dre=repr(dre))
     variance = _check_variance(dataset, variance)
     if variance is not None:
         settings["variance"] = variance
-    path = cache_path("synthetic_statistics", settings)
-    if cache and path.exists():
-        with np.load(path) as f:
-            values = {stat: {k: f[f"{stat}|{k[0]}|{k[1]}"] for k in KEYS} for stat in STATISTICS}
-            meta = json.loads(str(f["meta"]))
-        ks = {
-            (q, stat): ks_statistic(values[stat][a], values[stat][b])
-            for q, (a, b) in QUESTIONS.items()
-            for stat in STATISTICS
-        }
-        return SyntheticStatistics(settings, values, ks, meta["n_deleted"], meta["acceptance_rate"])
-    result = synthetic_statistics(dataset, lam, dre, N=N, m=m, R=R, sigma_a=sigma_a, seed=seed, variance=variance)
-    if cache:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        arrays = {f"{stat}|{k[0]}|{k[1]}": result.values[stat][k] for stat in STATISTICS for k in KEYS}
-        meta = dict(n_deleted=result.n_deleted, acceptance_rate=result.acceptance_rate)
-        tmp = path.with_suffix(".tmp.npz")
-        np.savez(tmp, meta=json.dumps(meta), **arrays)
-        os.replace(tmp, path)
+    run = dict(N=N, m=m, R=R, sigma_a=sigma_a, seed=seed, variance=variance)
+    if not cache:
+        return synthetic_statistics(dataset, lam, dre, **run)
+    path = cache_path("synthetic_statistics", settings | {"dre": estimator_config(dre)})
+    names = {(stat, k): f"{stat}|{k[0]}|{k[1]}" for stat in STATISTICS for k in KEYS}
+    stored = load_npz(path, dict.fromkeys(names.values(), (R,)) | {"n_deleted": (), "acceptance_rate": ()})
+    if stored is not None:
+        values = {stat: {k: stored[names[stat, k]] for k in KEYS} for stat in STATISTICS}
+        ks = {(q, stat): ks_statistic(values[stat][a], values[stat][b])
+              for q, (a, b) in QUESTIONS.items() for stat in STATISTICS}
+        return SyntheticStatistics(settings, values, ks, int(stored["n_deleted"]), float(stored["acceptance_rate"]))
+    writable = usable_cache_dir(path.parent) is not None  # before the work, so a bad folder costs no result
+    result = synthetic_statistics(dataset, lam, dre, **run)
+    if writable:
+        arrays = {name: result.values[stat][k] for (stat, k), name in names.items()}
+        try:
+            atomic_write(path, lambda f: np.savez(f, n_deleted=result.n_deleted,
+                                                  acceptance_rate=result.acceptance_rate, **arrays))
+        except OSError as exc:  # e.g. the disk filled up while computing: keep the result
+            warnings.warn(f"could not store the result in the cache ({exc}); returning it uncached", CacheWarning,
+                          stacklevel=2)
     return result
 
 
@@ -216,6 +231,13 @@ class Sweep:
         One label per DRE (e.g. the sigma_C of a KBC).
     results : list of list of SyntheticStatistics
         ``results[i][j]`` for ``lams[i]`` and DRE ``j``.
+
+    Examples
+    --------
+    >>> s = sweep("mog8", [0.5], kbc_dres([0.1, 0.2]), labels=["0.1", "0.2"], N=40, m=10, R=3,
+    ...           cache=False, progress=False)
+    >>> s.lams, s.labels, s.ks("Q3", "LR").shape
+    ((0.5,), ('0.1', '0.2'), (1, 2))
     """
 
     lams: tuple
@@ -265,6 +287,12 @@ def grid(extent, resolution=150):
 
     Returns ``xs``, ``ys`` and the (resolution**2, 2) array of grid points, row by row in y
     (point ``iy * resolution + ix`` is ``(xs[ix], ys[iy])``).
+
+    Examples
+    --------
+    >>> xs, ys, points = grid((0, 1, 0, 2), resolution=3)
+    >>> points[:4].tolist()
+    [[0.0, 0.0], [0.5, 0.0], [1.0, 0.0], [0.0, 1.0]]
     """
     resolution = check_count(resolution, "resolution", minimum=2)
     x0, x1, y0, y1 = extent
@@ -277,6 +305,12 @@ def evaluate_on_grid(fn, extent, resolution=150):
     """Evaluate ``fn`` (points (n, 2) -> values (n,)) on a regular grid over ``extent``.
 
     Returns ``xs``, ``ys`` and the (resolution, resolution) array ``Z[iy, ix] = fn((xs[ix], ys[iy]))``.
+
+    Examples
+    --------
+    >>> xs, ys, Z = evaluate_on_grid(lambda p: p[:, 0] + 10 * p[:, 1], (0, 1, 0, 1), resolution=2)
+    >>> Z.tolist()
+    [[0.0, 1.0], [10.0, 11.0]]
     """
     xs, ys, points = grid(extent, resolution)
     return xs, ys, np.asarray(fn(points)).reshape(len(ys), len(xs))
@@ -320,12 +354,24 @@ VARIATIONS = {"m = 200": {"m": 200}, "N = 200": {"N": 200}, "R = 100": {"R": 100
 
 
 def kbc_dres(sigmas=SIGMA_C):
-    """One KBC DRE per sigma_C."""
+    """One KBC DRE per sigma_C.
+
+    Examples
+    --------
+    >>> kbc_dres([0.075, 0.125])
+    [KernelClassifierDRE(bandwidth=0.075), KernelClassifierDRE(bandwidth=0.125)]
+    """
     return [KernelClassifierDRE(bandwidth=s) for s in sigmas]
 
 
 def knn_dres(ks=KNN_K):
-    """One kNN DRE per k."""
+    """One kNN DRE per k.
+
+    Examples
+    --------
+    >>> knn_dres([10, 20])
+    [KNNClassifierDRE(k=10), KNNClassifierDRE(k=20)]
+    """
     return [KNNClassifierDRE(k=k) for k in ks]
 
 
@@ -338,6 +384,15 @@ def chapter_sweeps(dataset, *, progress=True, **settings):
     -------
     dict
         ``{"kbc": Sweep over LAMBDAS x SIGMA_C, "knn": Sweep over KNN_LAMBDAS x KNN_K}``.
+
+    Examples
+    --------
+    At the paper's settings this takes minutes (once; then it is read from the disk cache).
+    With small settings:
+
+    >>> sweeps = chapter_sweeps("ckb8", N=40, m=5, R=2, cache=False, progress=False)
+    >>> sweeps["kbc"].ks("Q1").shape, sweeps["knn"].ks("Q1").shape
+    ((5, 9), (4, 4))
     """
     dataset = _data.check_dataset(dataset)
     kw = {**PAPER_SETTINGS, **settings, "progress": progress}
@@ -352,6 +407,12 @@ def variation_sweeps(dataset="mog8", lam=0.8, variations=None, *, progress=True)
 
     Returns a dict ``label -> Sweep``; the label ``"paper (m = N = 400, R = 250)"`` is the
     baseline, the others change one of m, N, R (``VARIATIONS`` by default).
+
+    Examples
+    --------
+    >>> list(VARIATIONS)
+    ['m = 200', 'N = 200', 'R = 100']
+    >>> variation_sweeps("mog8", 0.8, {"R = 100": {"R": 100}})  # a 1-hour run at the paper's N and m  # doctest: +SKIP
     """
     variations = VARIATIONS if variations is None else variations
     base = PAPER_SETTINGS

@@ -10,54 +10,75 @@ from __future__ import annotations
 import numpy as np
 
 from ._kernels import GaussianKernelSums, log_normaliser
-from ._validation import check_count, check_fitted, check_points, check_positive, check_rng
+from ._validation import Estimator, check_bandwidth, check_count, check_kernel_scale, check_points, check_rng, plain
 
 
-class KDE:
+class KDE(Estimator):
     """Gaussian kernel density estimator, p_KDE(x; X) = (1/N) sum_i N(x; x_i, sigma^2 I).
 
     Parameters
     ----------
     bandwidth : float
-        The kernel bandwidth sigma (sigma_A in the paper's experiments).
+        The kernel bandwidth sigma (sigma_A in the paper's experiments), keyword-only. Checked
+        by :meth:`fit`: a number in [1e-150, 1e150].
 
     Attributes
     ----------
     X_ : ndarray of shape (N, d)
         The training points.
+    bandwidth_ : float
+        The bandwidth the model was fitted with.
     n_samples_ : int
         N.
     dim_ : int
         d.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gendel.models import KDE
+    >>> kde = KDE(bandwidth=1.0).fit([[0.0], [2.0]])
+    >>> kde
+    KDE(bandwidth=1.0)
+    >>> round(float(np.exp(kde.log_prob([[1.0]])[0])), 4)   # N(1; 0, 1) = N(1; 2, 1)
+    0.242
+    >>> kde.sample(3, rng=np.random.default_rng(0)).shape
+    (3, 1)
     """
 
-    def __init__(self, bandwidth):
-        self.bandwidth = check_positive(bandwidth, "bandwidth")
+    _fitted_attribute = "X_"
+
+    def __init__(self, *, bandwidth):
+        self.bandwidth = plain(bandwidth)
 
     def fit(self, X):
         """Store the training set X (N, d). Returns self."""
-        self.X_ = check_points(X, "X").copy()  # the caller may change X later; the model must not
-        self.X_.flags.writeable = False
-        self.n_samples_, self.dim_ = self.X_.shape
-        self._sums = GaussianKernelSums([self.X_], self.bandwidth)
+        bandwidth = check_bandwidth(self.bandwidth, "bandwidth")
+        X = check_points(X, "X")
+        check_kernel_scale(X, X.mean(axis=0), bandwidth, "X")
+        self.__dict__.pop("X_", None)  # a failed refit leaves the model unfitted, not half-updated
+        self.n_samples_, self.dim_ = X.shape
+        self.bandwidth_ = bandwidth
+        self._sums = GaussianKernelSums([X], bandwidth)
+        X = X.copy()  # the caller may change X later; the model must not
+        X.flags.writeable = False
+        self.X_ = X
         return self
 
     def log_prob(self, Y):
         """log p_hat(y) for each row y of ``Y``; shape (n,)."""
-        check_fitted(self, "X_")
+        self._check_fitted()
         Y = check_points(Y, "Y", dim=self.dim_)
-        return self._sums(Y)[:, 0] - np.log(self.n_samples_) + log_normaliser(self.bandwidth, self.dim_)
+        check_kernel_scale(Y, self._sums.shift, self.bandwidth_, "Y")
+        return self._sums(Y)[:, 0] - np.log(self.n_samples_) + log_normaliser(self.bandwidth_, self.dim_)
 
     def sample(self, m, *, rng):
         """Draw ``m`` i.i.d. points from the KDE: a random training point plus N(0, sigma^2 I) noise."""
-        check_fitted(self, "X_")
+        self._check_fitted()
         m = check_count(m, "m", minimum=0)
         rng = check_rng(rng)
         idx = rng.integers(0, self.n_samples_, size=m)
-        return self.X_[idx] + self.bandwidth * rng.standard_normal((m, self.dim_))
-
-    def __repr__(self):
-        return f"KDE(bandwidth={self.bandwidth!r})"
+        return self.X_[idx] + self.bandwidth_ * rng.standard_normal((m, self.dim_))
 
 
 class EmpiricalModel:

@@ -184,12 +184,15 @@ def test_refuses_bad_images_and_settings():
         gan.fit(np.where(np.arange(8)[:, None, None, None] == 0, np.nan, good))
     with pytest.raises(ValueError, match="empty"):
         gan.fit(good[:0])
+    # settings are checked by fit, before any training (scikit-learn's rule: __init__ only stores)
     with pytest.raises(ValueError, match="epochs must be at least 1"):
-        DCGAN(epochs=0)
+        DCGAN(epochs=0).fit(good)
     with pytest.raises(TypeError, match="epochs must be an integer"):
-        DCGAN(epochs=2.5)
+        DCGAN(epochs=2.5).fit(good)
     with pytest.raises(ValueError, match="batch_size must be at least 2"):
-        DCGAN(epochs=1, batch_size=1)
+        DCGAN(epochs=1, batch_size=1).fit(good)
+    with pytest.raises(ValueError, match=r"beta1 must be a number in \[0, 1\).*got 1.5"):
+        DCGAN(epochs=1, beta1=1.5).fit(good)
     with pytest.raises(ValueError, match=r"not fitted yet.*fit"):
         gan.sample(3, rng=np.random.default_rng(0))
 

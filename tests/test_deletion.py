@@ -48,7 +48,7 @@ def test_samples_of_alg1_with_exact_ratio_follow_the_retrained_kde(mog8_deletion
     S = sampler.sample(6000, rng=np.random.default_rng(2))
     assert S.shape == (6000, 2)
     level = FAMILY_LEVEL / len(ANGLES)
-    # Not rejected against the re-trained KDE p_hat' = KDE(X \ X') ...
+    # Not rejected against the re-trained KDE p_hat' = KDE(bandwidth=X \ X') ...
     assert projection_pvalues(S, X[~deleted], 0.1).min() > level
     # ... while the same test rejects the pre-trained KDE p_hat: the test has the power to see
     # the deletion, so passing the first check means something.
@@ -82,7 +82,7 @@ def test_larger_bound_keeps_the_distribution_and_lowers_the_rate(mog8_deletion):
 
 
 @pytest.mark.parametrize("seed", range(6))
-@pytest.mark.parametrize("make", [lambda: KNNClassifierDRE(5), lambda: KernelClassifierDRE(0.05)], ids=["knn5", "kbc0.05"])
+@pytest.mark.parametrize("make", [lambda: KNNClassifierDRE(k=5), lambda: KernelClassifierDRE(bandwidth=0.05)], ids=["knn5", "kbc0.05"])
 def test_classifier_dres_never_report_exceeding_their_own_bound(make, seed):
     # Where f = 0 a classifier DRE equals N / (N - N') exactly; log(B) may round one ulp below it.
     X, deleted, exact = setup("mog8", 0.5, N=400, seed=seed)
@@ -194,7 +194,7 @@ def test_bound_below_the_dres_known_bound_is_refused(mog8_deletion):
 def test_unfitted_dre_and_nan_ratios_are_refused(mog8_deletion):
     X, deleted, exact = mog8_deletion
     with pytest.raises(ValueError, match="not fitted"):
-        ApproximateDeletion(exact.pretrained_, ExactKDERatio(0.1))
+        ApproximateDeletion(exact.pretrained_, ExactKDERatio(bandwidth=0.1))
 
     class NaNRatio:
         def log_ratio(self, Y):
@@ -218,8 +218,8 @@ def test_a_refitted_dre_with_a_larger_bound_is_refused():
     # bound N / (N - N'), and sampling with the old B would clip the ratio silently.
     rng = np.random.default_rng(12)
     X = rng.normal(size=(200, 2))
-    dre = KernelClassifierDRE(0.3).fit(X, np.arange(10))
-    p_hat = KDE(0.3).fit(X)
+    dre = KernelClassifierDRE(bandwidth=0.3).fit(X, np.arange(10))
+    p_hat = KDE(bandwidth=0.3).fit(X)
     sampler = ApproximateDeletion(p_hat, dre)
     sampler.sample(50, rng=rng)
     dre.fit(X, np.arange(100))

@@ -55,7 +55,7 @@ def test_exact_ratio_is_example_1_formula():
     sq = ((Y[:, None] - X[None]) ** 2).sum(-1) / (2 * sigma**2)
     N, Nd = len(X), deleted.sum()
     expected = np.log(N / (N - Nd)) + logsumexp(-sq[:, ~deleted], axis=1) - logsumexp(-sq, axis=1)
-    np.testing.assert_allclose(ExactKDERatio(sigma).fit(X, deleted).log_ratio(Y), expected, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(ExactKDERatio(bandwidth=sigma).fit(X, deleted).log_ratio(Y), expected, rtol=1e-12, atol=1e-12)
 
 
 @pytest.mark.parametrize("d", [1, 2, 5, 20])
@@ -63,8 +63,8 @@ def test_kbc_with_sigma_c_equal_sigma_a_recovers_the_exact_ratio(d):
     # Example 1: the classifier of eq. (3) gives rho_hat_f = rho_hat exactly, in any dimension.
     X, deleted = random_setup(d, seed=d)
     sigma = 0.5
-    exact = ExactKDERatio(sigma).fit(X, deleted)
-    kbc = KernelClassifierDRE(sigma).fit(X, deleted)
+    exact = ExactKDERatio(bandwidth=sigma).fit(X, deleted)
+    kbc = KernelClassifierDRE(bandwidth=sigma).fit(X, deleted)
     g = np.random.default_rng(d + 100)
     far = g.normal(size=(20, d))
     far *= 30 * sigma / np.linalg.norm(far, axis=1, keepdims=True)
@@ -78,7 +78,7 @@ def test_kbc_with_sigma_c_equal_sigma_a_recovers_the_exact_ratio(d):
 def test_ratio_is_exp_of_log_ratio_and_deletion_indices_equal_mask():
     X, deleted = mog8_setup()
     Y = grid(data.EXTENT["mog8"], 0.2)
-    for make in (lambda: ExactKDERatio(0.1), lambda: KernelClassifierDRE(0.2), lambda: KNNClassifierDRE(7)):
+    for make in (lambda: ExactKDERatio(bandwidth=0.1), lambda: KernelClassifierDRE(bandwidth=0.2), lambda: KNNClassifierDRE(k=7)):
         a = make().fit(X, deleted)
         b = make().fit(X, np.flatnonzero(deleted))
         np.testing.assert_array_equal(a.log_ratio(Y), b.log_ratio(Y))
@@ -93,7 +93,7 @@ def test_ratio_is_exp_of_log_ratio_and_deletion_indices_equal_mask():
 def test_exact_ratio_is_normalised_under_the_pretrained_kde():
     X, deleted = mog8_setup(variance=0.02)
     sigma = 0.1
-    exact = ExactKDERatio(sigma).fit(X, deleted)
+    exact = ExactKDERatio(bandwidth=sigma).fit(X, deleted)
     # Grid quadrature (cell width sigma / 5 on a window 8 sigma beyond the data): exact to 1e-8.
     lo, hi = X.min() - 0.8, X.max() + 0.8
     h = sigma / 5
@@ -114,9 +114,9 @@ def test_kbc_normalisation_under_its_own_kde_and_bound_under_another(sigma_c):
     # |int (p_A - p_C) rho_C| = |int (p_A - p_C)(rho_C - B/2)| <= B/2 * ||p_A - p_C||_1.
     X, deleted = mog8_setup(variance=0.02)
     sigma_a = 0.1
-    kbc = KernelClassifierDRE(sigma_c).fit(X, deleted)
-    p_a = KDE(sigma_a).fit(X)
-    p_c = KDE(sigma_c).fit(X)
+    kbc = KernelClassifierDRE(bandwidth=sigma_c).fit(X, deleted)
+    p_a = KDE(bandwidth=sigma_a).fit(X)
+    p_c = KDE(bandwidth=sigma_c).fit(X)
     h = min(sigma_a, sigma_c) / 5
     lo, hi = X.min() - 8 * max(sigma_a, sigma_c), X.max() + 8 * max(sigma_a, sigma_c)
     Y = grid((lo, hi, lo, hi), h)
@@ -167,13 +167,13 @@ def test_classifier_dre_follows_eq_1():
 
 def _dres():
     return [
-        ExactKDERatio(0.1),
-        KernelClassifierDRE(0.05),
-        KernelClassifierDRE(0.1),
-        KernelClassifierDRE(0.3),
-        KNNClassifierDRE(1),
-        KNNClassifierDRE(5),
-        KNNClassifierDRE(40),
+        ExactKDERatio(bandwidth=0.1),
+        KernelClassifierDRE(bandwidth=0.05),
+        KernelClassifierDRE(bandwidth=0.1),
+        KernelClassifierDRE(bandwidth=0.3),
+        KNNClassifierDRE(k=1),
+        KNNClassifierDRE(k=5),
+        KNNClassifierDRE(k=40),
         ClassifierDRE(LogisticRegression()),
     ]
 
@@ -185,7 +185,7 @@ def test_ratio_bound_bounds_the_ratio(dre):
     N, Nd = len(X), deleted.sum()
     assert dre.ratio_bound_ == pytest.approx(N / (N - Nd), rel=1e-14)
     g = np.random.default_rng(4)
-    kde = KDE(0.1).fit(X)
+    kde = KDE(bandwidth=0.1).fit(X)
     Y = np.concatenate([kde.sample(20_000, rng=g), grid((-3, 3, -3, 3), 0.03), X, 1e3 * g.normal(size=(50, 2))])
     r = dre.ratio(Y)
     assert np.all(r >= 0)
@@ -195,9 +195,9 @@ def test_ratio_bound_bounds_the_ratio(dre):
 @pytest.mark.parametrize("k", [1, 4, 15])
 def test_knn_f_is_the_vote_fraction_on_the_duplicated_training_set(k):
     X, deleted = mog8_setup()
-    dre = KNNClassifierDRE(k).fit(X, deleted)
+    dre = KNNClassifierDRE(k=k).fit(X, deleted)
     X_aug, y_aug = duplicated_training_set(X[deleted], X[~deleted])
-    Y = np.concatenate([grid(data.EXTENT["mog8"], 0.07), KDE(0.1).fit(X).sample(3000, rng=np.random.default_rng(5))])
+    Y = np.concatenate([grid(data.EXTENT["mog8"], 0.07), KDE(bandwidth=0.1).fit(X).sample(3000, rng=np.random.default_rng(5))])
     f = KNeighborsClassifier(n_neighbors=k).fit(X_aug, y_aug).predict_proba(Y)[:, 1]
     N, Nd = len(X), deleted.sum()
     with np.errstate(divide="ignore"):
@@ -211,7 +211,7 @@ def test_knn_f_is_the_vote_fraction_on_the_duplicated_training_set(k):
 @pytest.mark.parametrize("k", [1, 3])
 def test_log_ratio_is_minus_inf_exactly_where_f_is_one(k):
     X, deleted = mog8_setup(N=400, lam=0.2)
-    dre = KNNClassifierDRE(k).fit(X, deleted)
+    dre = KNNClassifierDRE(k=k).fit(X, deleted)
     X_aug, y_aug = duplicated_training_set(X[deleted], X[~deleted])
     Y = np.concatenate([X[deleted] + 1e-9, grid(data.EXTENT["mog8"], 0.05)])
     f = KNeighborsClassifier(n_neighbors=k).fit(X_aug, y_aug).predict_proba(Y)[:, 1]
@@ -229,7 +229,7 @@ def test_logistic_regression_dre_is_minus_inf_only_where_its_f_rounds_to_one():
     np.testing.assert_array_equal(np.isneginf(dre.log_ratio(Y)), f == 1)
 
 
-@pytest.mark.parametrize("dre", [ExactKDERatio(0.1), KernelClassifierDRE(0.05), KernelClassifierDRE(0.3)], ids=repr)
+@pytest.mark.parametrize("dre", [ExactKDERatio(bandwidth=0.1), KernelClassifierDRE(bandwidth=0.05), KernelClassifierDRE(bandwidth=0.3)], ids=repr)
 def test_kernel_dres_never_give_minus_inf(dre):
     # f < 1 wherever the kept points have positive kernel weight: everywhere, also far away
     # (computed in log space, so no underflow).
@@ -243,7 +243,7 @@ def test_kernel_dres_never_give_minus_inf(dre):
 def test_knn_ratio_at_points_surrounded_by_kept_points_equals_the_bound():
     # f = 0 gives rho_f = N / (N - N'), the maximum, so the bound is attained.
     X, deleted = mog8_setup()
-    dre = KNNClassifierDRE(2).fit(X, deleted)
+    dre = KNNClassifierDRE(k=2).fit(X, deleted)
     assert dre.ratio(X[~deleted]).max() == pytest.approx(dre.ratio_bound_, rel=1e-14)
 
 
@@ -252,7 +252,7 @@ def test_a_failed_refit_leaves_the_estimator_unfitted():
     # set): after the failed refit the old tree must not be used with the new sizes.
     rng = np.random.default_rng(21)
     X = rng.normal(size=(200, 2))
-    knn = KNNClassifierDRE(50).fit(X, np.arange(48))
+    knn = KNNClassifierDRE(k=50).fit(X, np.arange(48))
     knn.log_ratio(X[:5])
     with pytest.raises(ValueError, match="exceeds"):
         knn.fit(X[:20], np.arange(3))

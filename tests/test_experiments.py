@@ -56,7 +56,7 @@ def test_questions_compare_what_section_5_1_compares():
 def test_values_are_lr_and_asc_on_the_sample_sets():
     # Recompute the statistics from the shared sample sets Y_hat, Y_H0, Y_H1 of the run.
     N, m, R = SMALL["N"], SMALL["m"], SMALL["R"]
-    r = synthetic_statistics("mog8", 0.5, KNNClassifierDRE(5), seed=11, **SMALL)
+    r = synthetic_statistics("mog8", 0.5, KNNClassifierDRE(k=5), seed=11, **SMALL)
     _, _, exact, samples, _, _ = shared(Protocol("mog8", 0.5, N=N, m=m, R=R, sigma_a=0.1, seed=11))
     ratios = {"exact": exact, "dre": r.dre}
     for key in ("H0", "H1"):
@@ -69,7 +69,7 @@ def test_values_are_lr_and_asc_on_the_sample_sets():
 
 
 def test_result_structure_and_ks_values_are_those_of_the_questions():
-    r = synthetic_statistics("mog8", 0.5, KNNClassifierDRE(5), seed=1, **SMALL)
+    r = synthetic_statistics("mog8", 0.5, KNNClassifierDRE(k=5), seed=1, **SMALL)
     assert set(r.values) == set(STATISTICS)
     for stat in STATISTICS:
         assert set(r.values[stat]) == set(KEYS)
@@ -86,7 +86,7 @@ def test_result_structure_and_ks_values_are_those_of_the_questions():
 
 
 def test_deterministic_for_a_seed():
-    args = ("mog8", 0.6, KernelClassifierDRE(0.2))
+    args = ("mog8", 0.6, KernelClassifierDRE(bandwidth=0.2))
     a = synthetic_statistics(*args, seed=3, **SMALL)
     shared.cache_clear()  # recompute the shared samples from scratch
     b = synthetic_statistics(*args, seed=3, **SMALL)
@@ -96,7 +96,7 @@ def test_deterministic_for_a_seed():
 
 
 def test_does_not_modify_the_dre_passed_in():
-    dre = KernelClassifierDRE(0.1)
+    dre = KernelClassifierDRE(bandwidth=0.1)
     r = synthetic_statistics("ckb8", 0.5, dre, seed=0, **SMALL)
     assert not hasattr(dre, "_fitted") and r.dre is not dre
 
@@ -106,7 +106,7 @@ def test_q1_ks_vanishes_for_kbc_with_sigma_c_equal_sigma_a(dataset):
     # rho_hat_E = rho_hat up to rounding, so the two samples of statistics coincide:
     # their empirical CDFs differ by at most one step 1/R.
     R = SMALL["R"]
-    r = synthetic_statistics(dataset, 0.5, KernelClassifierDRE(0.1), sigma_a=0.1, seed=2, **SMALL)
+    r = synthetic_statistics(dataset, 0.5, KernelClassifierDRE(bandwidth=0.1), sigma_a=0.1, seed=2, **SMALL)
     for stat in STATISTICS:
         np.testing.assert_allclose(r.values[stat]["H0", "dre"], r.values[stat]["H0", "exact"], rtol=0, atol=1e-9)
         assert r.ks["Q1", stat] <= 1 / R + 1e-12
@@ -115,8 +115,8 @@ def test_q1_ks_vanishes_for_kbc_with_sigma_c_equal_sigma_a(dataset):
 def test_common_random_numbers_across_dres():
     # Two DREs on one seed see the same X, X', Y_hat, Y_H0, Y_H1: every statistic that uses the
     # exact ratio on those samples is identical; Y_D depends on the DRE.
-    a = synthetic_statistics("mog8", 0.5, KernelClassifierDRE(0.1), seed=5, **SMALL)
-    b = synthetic_statistics("mog8", 0.5, KNNClassifierDRE(10), seed=5, **SMALL)
+    a = synthetic_statistics("mog8", 0.5, KernelClassifierDRE(bandwidth=0.1), seed=5, **SMALL)
+    b = synthetic_statistics("mog8", 0.5, KNNClassifierDRE(k=10), seed=5, **SMALL)
     for stat in STATISTICS:
         for key in (("H0", "exact"), ("H1", "exact")):
             np.testing.assert_array_equal(a.values[stat][key], b.values[stat][key])
@@ -127,7 +127,7 @@ def test_common_random_numbers_across_dres():
 
 @pytest.fixture(scope="module")
 def exact_run():
-    return synthetic_statistics("mog8", 0.5, ExactKDERatio(0.1), N=400, m=100, R=200, seed=6)
+    return synthetic_statistics("mog8", 0.5, ExactKDERatio(bandwidth=0.1), N=400, m=100, R=200, seed=6)
 
 
 def test_q2_with_the_exact_ratio_is_consistent_with_no_difference(exact_run):
@@ -157,7 +157,7 @@ def test_q3_separates_h0_and_h1_with_the_exact_ratio(exact_run):
 
 def test_setup_is_what_the_protocol_uses():
     X, deleted, exact = setup("ckb8", 0.4, N=150, sigma_a=0.1, seed=7)
-    r = synthetic_statistics("ckb8", 0.4, ExactKDERatio(0.1), N=150, m=50, R=20, seed=7)
+    r = synthetic_statistics("ckb8", 0.4, ExactKDERatio(bandwidth=0.1), N=150, m=50, R=20, seed=7)
     assert r.n_deleted == deleted.sum()
     np.testing.assert_array_equal(r.dre.pretrained_.X_, exact.pretrained_.X_)
     np.testing.assert_array_equal(r.dre.retrained_.X_, X[~deleted])
@@ -165,7 +165,7 @@ def test_setup_is_what_the_protocol_uses():
 
 def test_cached_and_uncached_results_are_identical(tmp_path, monkeypatch):
     monkeypatch.setenv("GENDEL_CACHE_DIR", str(tmp_path))
-    args = ("ckb8", 0.7, KNNClassifierDRE(5))
+    args = ("ckb8", 0.7, KNNClassifierDRE(k=5))
     first = cached_synthetic_statistics(*args, seed=8, **SMALL)  # computes and stores
     files = list(tmp_path.rglob("*.npz"))
     assert len(files) == 1
@@ -182,14 +182,14 @@ def test_cached_and_uncached_results_are_identical(tmp_path, monkeypatch):
 
 def test_sweep_shapes_labels_and_cells(tmp_path, monkeypatch):
     monkeypatch.setenv("GENDEL_CACHE_DIR", str(tmp_path))
-    lams, dres = (0.9, 0.6), [KernelClassifierDRE(0.1), KNNClassifierDRE(5), KernelClassifierDRE(0.3)]
+    lams, dres = (0.9, 0.6), [KernelClassifierDRE(bandwidth=0.1), KNNClassifierDRE(k=5), KernelClassifierDRE(bandwidth=0.3)]
     s = sweep("mog8", lams, dres, labels=("kbc 0.1", "knn 5", "kbc 0.3"), seed=0, progress=False, **SMALL)
     assert s.lams == lams and s.labels == ("kbc 0.1", "knn 5", "kbc 0.3")
     assert len(s.results) == 2 and all(len(row) == 3 for row in s.results)
     for q in QUESTIONS:
         for stat in STATISTICS:
             assert s.ks(q, stat).shape == (2, 3)
-    cell = synthetic_statistics("mog8", 0.6, KNNClassifierDRE(5), seed=0, **SMALL)
+    cell = synthetic_statistics("mog8", 0.6, KNNClassifierDRE(k=5), seed=0, **SMALL)
     assert_same_values(s.results[1][1], cell)
     assert s.ks("Q1", "LR")[1, 1] == cell.ks["Q1", "LR"]
     assert s.results[0][2].settings["lam"] == 0.9
@@ -217,10 +217,10 @@ def test_mog8_variance_option_changes_the_data_and_is_refused_for_ckb8():
     r_01 = np.abs(np.linalg.norm(X_01, axis=1) - 1.0).mean()
     r_001 = np.abs(np.linalg.norm(X_001, axis=1) - 1.0).mean()
     assert r_001 < 0.5 * r_01
-    r = synthetic_statistics("mog8", 0.8, KNNClassifierDRE(5), seed=3, variance=0.01, **SMALL)
+    r = synthetic_statistics("mog8", 0.8, KNNClassifierDRE(k=5), seed=3, variance=0.01, **SMALL)
     assert r.settings["variance"] == 0.01
     with pytest.raises(ValueError, match="MoG-8 component variance"):
-        synthetic_statistics("ckb8", 0.8, KNNClassifierDRE(5), variance=0.01, **SMALL)
+        synthetic_statistics("ckb8", 0.8, KNNClassifierDRE(k=5), variance=0.01, **SMALL)
 
 
 def test_cached_shared_arrays_are_read_only():
@@ -232,7 +232,7 @@ def test_cached_shared_arrays_are_read_only():
 
 def test_cache_keys_are_validated_and_refuse_address_reprs(tmp_path, monkeypatch):
     monkeypatch.setenv("GENDEL_CACHE_DIR", str(tmp_path))
-    r = cached_synthetic_statistics("mog8", 0.5, KNNClassifierDRE(5), N=np.int64(100), m=20, R=5, seed=np.int64(2))
+    r = cached_synthetic_statistics("mog8", 0.5, KNNClassifierDRE(k=5), N=np.int64(100), m=20, R=5, seed=np.int64(2))
     assert r.settings["N"] == 100 and isinstance(r.settings["N"], int)
 
     class Anonymous(KNNClassifierDRE):
@@ -249,6 +249,6 @@ def test_exact_ratio_q2_is_calibrated_over_seeds():
     # at level 1e-3 fails only if the sampler (or the protocol) is biased.
     pvalues = []
     for seed in range(20):
-        r = synthetic_statistics("mog8", 0.5, KernelClassifierDRE(0.1), N=200, m=50, R=60, seed=seed)
+        r = synthetic_statistics("mog8", 0.5, KernelClassifierDRE(bandwidth=0.1), N=200, m=50, R=60, seed=seed)
         pvalues.append(sps.ks_2samp(r.lr["H1", "exact"], r.lr["D", "exact"]).pvalue)
     assert sps.kstest(pvalues, "uniform").pvalue > 1e-3

@@ -29,7 +29,7 @@ def naive_log_prob(X, sigma, Y):
 
 def test_fit_returns_self_and_learned_attributes():
     X = np.random.default_rng(0).normal(size=(30, 3))
-    kde = KDE(0.5)
+    kde = KDE(bandwidth=0.5)
     assert kde.fit(X) is kde
     assert kde.n_samples_ == 30 and kde.dim_ == 3
     np.testing.assert_array_equal(kde.X_, X)
@@ -41,21 +41,21 @@ def test_log_prob_agrees_with_naive_formula(d):
     X = g.normal(size=(40, d))
     Y = np.concatenate([g.normal(size=(30, d)), 3 * g.normal(size=(30, d))])
     for sigma in (0.05, 0.3, 2.0):
-        np.testing.assert_allclose(KDE(sigma).fit(X).log_prob(Y), naive_log_prob(X, sigma, Y), rtol=1e-10, atol=1e-9)
+        np.testing.assert_allclose(KDE(bandwidth=sigma).fit(X).log_prob(Y), naive_log_prob(X, sigma, Y), rtol=1e-10, atol=1e-9)
 
 
 def test_log_prob_agrees_with_scipy_multivariate_normal():
     g = np.random.default_rng(1)
     X, Y, sigma = g.normal(size=(12, 3)), g.normal(size=(9, 3)), 0.7
     comps = np.stack([sps.multivariate_normal(x, sigma**2 * np.eye(3)).logpdf(Y) for x in X])
-    np.testing.assert_allclose(KDE(sigma).fit(X).log_prob(Y), logsumexp(comps, axis=0) - np.log(12), rtol=1e-12)
+    np.testing.assert_allclose(KDE(bandwidth=sigma).fit(X).log_prob(Y), logsumexp(comps, axis=0) - np.log(12), rtol=1e-12)
 
 
 def test_log_prob_with_more_queries_than_one_chunk_uses_all_chunks_correctly():
     # More than 2 * 1024 queries go through the threaded, chunked path.
     g = np.random.default_rng(2)
     X, Y = g.normal(size=(50, 2)), g.normal(size=(5000, 2))
-    np.testing.assert_allclose(KDE(0.2).fit(X).log_prob(Y), naive_log_prob(X, 0.2, Y), rtol=1e-10, atol=1e-9)
+    np.testing.assert_allclose(KDE(bandwidth=0.2).fit(X).log_prob(Y), naive_log_prob(X, 0.2, Y), rtol=1e-10, atol=1e-9)
 
 
 def test_integrates_to_one_in_1d():
@@ -64,7 +64,7 @@ def test_integrates_to_one_in_1d():
     sigma = 0.1
     h = sigma / 5
     xs = np.arange(X.min() - 12 * sigma, X.max() + 12 * sigma, h)[:, None]
-    total = np.exp(KDE(sigma).fit(X).log_prob(xs)).sum() * h
+    total = np.exp(KDE(bandwidth=sigma).fit(X).log_prob(xs)).sum() * h
     assert abs(total - 1) < 1e-10
 
 
@@ -76,7 +76,7 @@ def test_integrates_to_one_in_2d():
     lo, hi = X.min() - 10 * sigma, X.max() + 10 * sigma
     xs = np.arange(lo, hi, h)
     gx, gy = np.meshgrid(xs, xs)
-    total = np.exp(KDE(sigma).fit(X).log_prob(np.column_stack([gx.ravel(), gy.ravel()]))).sum() * h * h
+    total = np.exp(KDE(bandwidth=sigma).fit(X).log_prob(np.column_stack([gx.ravel(), gy.ravel()]))).sum() * h * h
     assert abs(total - 1) < 1e-10
 
 
@@ -88,7 +88,7 @@ def test_integrates_to_one_in_5d_by_importance_sampling():
     g = np.random.default_rng(5)
     X = g.normal(size=(100, d))
     Y = X[g.integers(0, 100, size=100_000)] + wide * g.normal(size=(100_000, d))
-    w = np.exp(KDE(sigma).fit(X).log_prob(Y) - naive_log_prob(X, wide, Y))
+    w = np.exp(KDE(bandwidth=sigma).fit(X).log_prob(Y) - naive_log_prob(X, wide, Y))
     assert w.max() <= 1.5**d * (1 + 1e-12)
     se = w.std(ddof=1) / np.sqrt(len(w))
     assert abs(w.mean() - 1) < Z * se
@@ -100,7 +100,7 @@ def test_samples_have_the_kde_mean_and_covariance():
     d, sigma, m = 3, 0.5, 200_000
     g = np.random.default_rng(6)
     X = g.normal(size=(25, d)) * [1.0, 2.0, 0.5] + [1.0, -2.0, 0.0]
-    S = KDE(sigma).fit(X).sample(m, rng=np.random.default_rng(7))
+    S = KDE(bandwidth=sigma).fit(X).sample(m, rng=np.random.default_rng(7))
     assert S.shape == (m, d)
     mu = X.mean(0)
     cov = np.cov(X.T, bias=True) + sigma**2 * np.eye(d)
@@ -117,7 +117,7 @@ def test_samples_follow_the_kde_distribution_in_1d():
     # One-sample KS test against the KDE's exact CDF (1/N) sum_i Phi((t - x_i) / sigma).
     g = np.random.default_rng(8)
     X, sigma = g.normal(size=(20, 1)), 0.3
-    S = KDE(sigma).fit(X).sample(20_000, rng=g)[:, 0]
+    S = KDE(bandwidth=sigma).fit(X).sample(20_000, rng=g)[:, 0]
 
     def cdf(t):
         return sps.norm.cdf((np.asarray(t)[:, None] - X[:, 0]) / sigma).mean(1)
@@ -127,7 +127,7 @@ def test_samples_follow_the_kde_distribution_in_1d():
 
 def test_sample_is_reproducible_and_zero_samples_allowed():
     X = np.random.default_rng(0).normal(size=(10, 2))
-    kde = KDE(0.1).fit(X)
+    kde = KDE(bandwidth=0.1).fit(X)
     np.testing.assert_array_equal(kde.sample(5, rng=np.random.default_rng(1)), kde.sample(5, rng=np.random.default_rng(1)))
     np.testing.assert_array_equal(kde.sample(5, rng=3), kde.sample(5, rng=3))
     assert kde.sample(0, rng=np.random.default_rng(1)).shape == (0, 2)
@@ -146,10 +146,10 @@ def test_far_away_points_have_finite_accurate_log_density(d, distance):
     u = g.normal(size=(6, d))
     u /= np.linalg.norm(u, axis=1, keepdims=True)
     Y = u * distance * sigma
-    lp = KDE(sigma).fit(X).log_prob(Y)
+    lp = KDE(bandwidth=sigma).fit(X).log_prob(Y)
     assert np.all(np.isfinite(lp))
     np.testing.assert_allclose(lp, naive_log_prob(X, sigma, Y), rtol=1e-9)
-    one = KDE(sigma).fit(np.zeros((1, d))).log_prob(Y)
+    one = KDE(bandwidth=sigma).fit(np.zeros((1, d))).log_prob(Y)
     np.testing.assert_allclose(one, -0.5 * distance**2 - 0.5 * d * np.log(2 * np.pi * sigma**2), rtol=1e-12)
 
 
@@ -158,8 +158,8 @@ def test_translation_invariance(shift):
     # p(y + t; X + t) = p(y; X), also when the data sit far from the origin.
     g = np.random.default_rng(10)
     X, Y, t = g.normal(size=(50, 3)), g.normal(size=(40, 3)), shift * g.normal(size=3)
-    a = KDE(0.1).fit(X).log_prob(Y)
-    b = KDE(0.1).fit(X + t).log_prob(Y + t)
+    a = KDE(bandwidth=0.1).fit(X).log_prob(Y)
+    b = KDE(bandwidth=0.1).fit(X + t).log_prob(Y + t)
     # Rounding of the shifted coordinates: |t| eps per coordinate, amplified by
     # |y - x| / sigma^2 (about 1e3 here) in the log density.
     tol = 1e-9 + 1e3 * np.linalg.norm(t) * np.finfo(float).eps * 10
@@ -170,7 +170,7 @@ def test_kde_is_not_changed_by_later_edits_of_the_training_array():
     # log_prob and sample must describe the same model: the KDE keeps its own read-only copy.
     rng = np.random.default_rng(5)
     X = rng.normal(size=(50, 2))
-    kde = KDE(0.5).fit(X)
+    kde = KDE(bandwidth=0.5).fit(X)
     before = kde.log_prob(X[:5])
     X += 100.0
     np.testing.assert_allclose(kde.log_prob(X[:5] - 100.0), before, rtol=1e-12)  # X - 100 rounds

@@ -107,7 +107,7 @@ def test_rejection_sampling_figure_validates(mog8_setup):
 
 def test_ratio_maps_figure_shares_one_colour_scale(mog8_setup):
     X, deleted, exact = mog8_setup
-    knn = dre.KNNClassifierDRE(5).fit(X, deleted)
+    knn = dre.KNNClassifierDRE(k=5).fit(X, deleted)
     maps = [("exact", *ratio_grid(exact, "mog8", 20)), ("knn", *ratio_grid(knn, "mog8", 20)),
             ("exact again", *ratio_grid(exact, "mog8", 20))]
     fig = ratio_map_grid_figure(maps, "mog8", cols=2, title="Fig. 3")

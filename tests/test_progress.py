@@ -33,7 +33,7 @@ from gendel.dre import KernelClassifierDRE
 from gendel.experiments import sweep
 for progress in (True, False):
     if sys.argv[2] == "sweep":
-        sweep("mog8", [0.8], [KernelClassifierDRE(0.1)], N=40, m=10, R=3, cache=False, progress=progress)
+        sweep("mog8", [0.8], [KernelClassifierDRE(bandwidth=0.1)], N=40, m=10, R=3, cache=False, progress=progress)
     else:
         import numpy as np
         from gendel.models import DCGAN

@@ -33,8 +33,8 @@ def kde_pair():
     X, comp = data.mog8(400, rng=g)
     deleted = data.deletion_mask("mog8", comp, 0.5, rng=g)
     sigma = 0.1
-    pre, post = KDE(sigma).fit(X), KDE(sigma).fit(X[~deleted])
-    exact = ExactKDERatio(sigma).fit(X, deleted)
+    pre, post = KDE(bandwidth=sigma).fit(X), KDE(bandwidth=sigma).fit(X[~deleted])
+    exact = ExactKDERatio(bandwidth=sigma).fit(X, deleted)
 
     h = sigma / 5
     lo, hi = X.min() - 8 * sigma, X.max() + 8 * sigma
@@ -238,7 +238,7 @@ def test_mmd_closed_form_for_kdes(X, deleted):
     closed = _mmd2_kde_closed_form(X, deleted)
     np.testing.assert_allclose(closed, _mmd2_kde_direct(X, deleted), rtol=1e-10)
     # mmd2_unbiased(Y ~ p_hat', Y_hat ~ p_hat) averages to the closed form.
-    pre, post = KDE(1.0).fit(X), KDE(1.0).fit(X[~deleted])
+    pre, post = KDE(bandwidth=1.0).fit(X), KDE(bandwidth=1.0).fit(X[~deleted])
     g = np.random.default_rng(31)
     R, m = 300, 200
     values = np.array([mmd2_unbiased(post.sample(m, rng=g), pre.sample(m, rng=g)) for _ in range(R)])
@@ -263,7 +263,7 @@ def test_mmd2_unbiased_equals_double_sum():
 @pytest.mark.parametrize("m, n", [(50, 50), (30, 80)])
 def test_mmd2_unbiased_is_unbiased_under_the_null(m, n):
     g = np.random.default_rng(4)
-    kde = KDE(0.3).fit(g.normal(size=(40, 2)))
+    kde = KDE(bandwidth=0.3).fit(g.normal(size=(40, 2)))
     values = np.array([mmd2_unbiased(kde.sample(m, rng=g), kde.sample(n, rng=g)) for _ in range(400)])
     assert within(values, 0.0)
 

@@ -22,13 +22,13 @@ def test_fourier_kde_equals_the_wrapped_kernel_sum(h, L):
     rng = np.random.default_rng(0)
     X = rng.random(50) * L
     x = rng.random(200) * L
-    kde = WrappedGaussianKDE(h, period=L).fit(X)
+    kde = WrappedGaussianKDE(bandwidth=h, period=L).fit(X)
     assert np.allclose(kde.density(x), _direct_wrapped_kde(x, X, h, L), rtol=1e-11, atol=0)
 
 
 def test_kde_on_grid_integrates_to_one_and_matches_pointwise_values():
     rng = np.random.default_rng(1)
-    kde = WrappedGaussianKDE(0.03).fit(rng.random(100))
+    kde = WrappedGaussianKDE(bandwidth=0.03).fit(rng.random(100))
     grid = PeriodicGrid(1024)
     on_grid = kde.on_grid(grid)
     assert grid.integrate(on_grid) == pytest.approx(1.0, abs=1e-13)
@@ -50,7 +50,7 @@ def test_batched_coefficients_match_single_fits():
     c = kde_coefficients(fourier_sums(X, K, mask=mask), mask.sum(1), h)
     grid = PeriodicGrid(128)
     for r in range(3):
-        single = WrappedGaussianKDE(h).fit(X[r][mask[r]])
+        single = WrappedGaussianKDE(bandwidth=h).fit(X[r][mask[r]])
         assert np.allclose(density_on_grid(c[r], grid), single.on_grid(grid)[:], rtol=1e-12)
         assert np.allclose(density_at(c[r:r + 1], grid.points[None, :5])[0], single.density(grid.points[:5]), rtol=1e-12)
 
@@ -92,8 +92,10 @@ def test_clear_errors():
     with pytest.raises(ValueError, match="deletion_strength"):
         CircleModel(deletion_strength=1.2)
     with pytest.raises(ValueError, match="not fitted"):
-        WrappedGaussianKDE(0.1).density([0.5])
+        WrappedGaussianKDE(bandwidth=0.1).density([0.5])
     with pytest.raises(ValueError, match="nodes"):
-        WrappedGaussianKDE(0.001).fit([0.1, 0.2]).on_grid(PeriodicGrid(64))
+        WrappedGaussianKDE(bandwidth=0.001).fit([0.1, 0.2]).on_grid(PeriodicGrid(64))
     with pytest.raises(ValueError, match="bandwidth"):
-        WrappedGaussianKDE(-1.0)
+        WrappedGaussianKDE(bandwidth=-1.0).fit([0.5])  # hyper-parameters are checked by fit
+    with pytest.raises(ValueError, match=r"bandwidth=1e-09 is too small for period=1: .* 1.41e\+09 terms.*at least 1.5e-07"):
+        WrappedGaussianKDE(bandwidth=1e-9).fit([0.5])  # 1.4e9 Fourier terms: refused, not attempted

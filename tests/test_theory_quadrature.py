@@ -21,8 +21,8 @@ def test_kink_integrals_converge_under_grid_refinement():
     """|p - q| has kinks; doubling the grid from 4096 nodes changes the L1 distance by < 1e-6."""
     rng = np.random.default_rng(0)
     model = CircleModel()
-    p = WrappedGaussianKDE(0.05).fit(model.sample(300, rng=rng))
-    q = WrappedGaussianKDE(0.08).fit(model.sample(300, rng=rng))
+    p = WrappedGaussianKDE(bandwidth=0.05).fit(model.sample(300, rng=rng))
+    q = WrappedGaussianKDE(bandwidth=0.08).fit(model.sample(300, rng=rng))
     values = []
     for G in (4096, 8192):
         grid = PeriodicGrid(G)

@@ -22,9 +22,9 @@ def test_kde_lbli_inequality_at_many_points():
     rng = np.random.default_rng(0)
     Z = rng.normal(size=(30, 2))
     x = np.concatenate([rng.normal(size=(2000, 2)), 5 * rng.normal(size=(200, 2))])
-    full = KDE(0.3).fit(Z)
+    full = KDE(bandwidth=0.3).fit(Z)
     for j in (0, 7, 29):
-        reduced = KDE(0.3).fit(np.delete(Z, j, axis=0))
+        reduced = KDE(bandwidth=0.3).fit(np.delete(Z, j, axis=0))
         assert np.all(reduced.log_prob(x) - full.log_prob(x) <= st.kde_lbli_epsilon(30) + 1e-10)
 
 
@@ -46,7 +46,7 @@ def test_numerical_supremum_of_the_kde_ratio_is_log_n_over_n_minus_n_prime():
 def test_kde_is_not_uniformly_stable():
     X, _, _ = setup("mog8", 0.8, N=100, sigma_a=0.1, seed=0)
     u, z = st.outermost_direction(X, np.ones(100, bool))
-    exact = ExactKDERatio(0.1).fit(X, np.arange(100) == z)
+    exact = ExactKDERatio(bandwidth=0.1).fit(X, np.arange(100) == z)
     ray = st.ray_log_ratio(exact.log_ratio, np.zeros(2), u, [2.0, 3.0, 4.0])
     assert ray[-1] < -20 and np.all(np.diff(ray) < 0)
     u2, _ = st.outermost_direction(X, np.arange(100) != z)
@@ -61,7 +61,7 @@ def test_leave_one_out_ratios_match_refitting():
     Y = np.concatenate([rng.normal(size=(50, 2)), X[3:4]])
     L = st.leave_one_out_log_ratios(X, Y, 0.5)
     for j in (0, 3, 24):
-        ref = ExactKDERatio(0.5).fit(X, np.arange(25) == j).log_ratio(Y)
+        ref = ExactKDERatio(bandwidth=0.5).fit(X, np.arange(25) == j).log_ratio(Y)
         assert np.allclose(L[:, j], ref, rtol=1e-9, atol=1e-9)
     assert np.isfinite(L).all() and L[-1, 3] < -1000
 

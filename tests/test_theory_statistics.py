@@ -55,7 +55,7 @@ def test_asc_means_of_appendix_c2(mog):
 
 def test_markov_bounds_of_theorems_8_and_9(mog):
     X, deleted, exact = mog
-    dre = KernelClassifierDRE(0.15).fit(X, deleted)
+    dre = KernelClassifierDRE(bandwidth=0.15).fit(X, deleted)
     rng = np.random.default_rng(4)
     m, R = 100, 200
     S = mo.sample_sets(exact, m, R, rng=rng)
@@ -78,7 +78,7 @@ def test_markov_bounds_of_theorems_8_and_9(mog):
 
 def test_l1_error_of_the_exact_ratio_is_zero(mog):
     X, deleted, exact = mog
-    same = ExactKDERatio(0.1).fit(X, deleted)
+    same = ExactKDERatio(bandwidth=0.1).fit(X, deleted)
     errs = mo.l1_errors(exact, same, 1000, rng=np.random.default_rng(5))
     assert all(e.value == 0.0 for e in errs.values())
 

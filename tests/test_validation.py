@@ -21,11 +21,11 @@ MASK[:8] = True
 
 
 def fitted_kde():
-    return KDE(0.1).fit(X)
+    return KDE(bandwidth=0.1).fit(X)
 
 
 def fitted_dre():
-    return ExactKDERatio(0.1).fit(X, MASK)
+    return ExactKDERatio(bandwidth=0.1).fit(X, MASK)
 
 
 class NoSample:
@@ -39,42 +39,43 @@ class ZeroRatio:
 
 CASES = {
     # ---- points: shapes, dimensions, NaN / inf
-    "fit 1-D array": (lambda: KDE(0.1).fit(np.zeros(5)), ValueError, ["2-D", "reshape(-1, 1)"]),
-    "fit 3-D array": (lambda: KDE(0.1).fit(np.zeros((2, 2, 2))), ValueError, ["2-D", "(2, 2, 2)"]),
-    "fit empty": (lambda: KDE(0.1).fit(np.zeros((0, 2))), ValueError, ["empty"]),
-    "fit zero columns": (lambda: KDE(0.1).fit(np.zeros((3, 0))), ValueError, ["zero columns"]),
-    "fit strings": (lambda: KDE(0.1).fit([["a", "b"]]), TypeError, ["numeric"]),
-    "fit NaN": (lambda: KDE(0.1).fit(np.array([[0.0, np.nan], [1, 1]])), ValueError, ["NaN", "1 row"]),
-    "fit inf": (lambda: KDE(0.1).fit(np.array([[0.0, np.inf]])), ValueError, ["infinite"]),
+    "fit 1-D array": (lambda: KDE(bandwidth=0.1).fit(np.zeros(5)), ValueError, ["2-D", "reshape(-1, 1)"]),
+    "fit 3-D array": (lambda: KDE(bandwidth=0.1).fit(np.zeros((2, 2, 2))), ValueError, ["2-D", "(2, 2, 2)"]),
+    "fit empty": (lambda: KDE(bandwidth=0.1).fit(np.zeros((0, 2))), ValueError, ["empty"]),
+    "fit zero columns": (lambda: KDE(bandwidth=0.1).fit(np.zeros((3, 0))), ValueError, ["zero columns"]),
+    "fit strings": (lambda: KDE(bandwidth=0.1).fit([["a", "b"]]), TypeError, ["numeric"]),
+    "fit NaN": (lambda: KDE(bandwidth=0.1).fit(np.array([[0.0, np.nan], [1, 1]])), ValueError, ["NaN", "1 row"]),
+    "fit inf": (lambda: KDE(bandwidth=0.1).fit(np.array([[0.0, np.inf]])), ValueError, ["infinite"]),
     "log_prob wrong dim": (lambda: fitted_kde().log_prob(np.zeros((3, 3))), ValueError, ["dimension 3", "dimension 2"]),
     "log_prob NaN": (lambda: fitted_kde().log_prob(np.full((1, 2), np.nan)), ValueError, ["NaN"]),
-    "log_prob before fit": (lambda: KDE(0.1).log_prob(X), ValueError, ["not fitted", ".fit("]),
-    "sample before fit": (lambda: KDE(0.1).sample(3, rng=0), ValueError, ["not fitted"]),
+    "log_prob before fit": (lambda: KDE(bandwidth=0.1).log_prob(X), ValueError, ["not fitted", ".fit("]),
+    "sample before fit": (lambda: KDE(bandwidth=0.1).sample(3, rng=0), ValueError, ["not fitted"]),
     "sample negative m": (lambda: fitted_kde().sample(-1, rng=0), ValueError, ["at least 0"]),
     "sample float m": (lambda: fitted_kde().sample(2.5, rng=0), TypeError, ["integer"]),
     "sample without rng": (lambda: fitted_kde().sample(3, rng=None), TypeError, ["default_rng"]),
-    # ---- hyper-parameters
-    "bandwidth zero": (lambda: KDE(0), ValueError, ["> 0"]),
-    "bandwidth negative": (lambda: KernelClassifierDRE(-1.0), ValueError, ["> 0"]),
-    "bandwidth nan": (lambda: ExactKDERatio(float("nan")), ValueError, ["finite"]),
-    "bandwidth string": (lambda: KDE("0.1"), TypeError, ["positive number"]),
-    "k zero": (lambda: KNNClassifierDRE(0), ValueError, ["at least 1"]),
-    "k float": (lambda: KNNClassifierDRE(2.0), TypeError, ["integer"]),
-    "k too large": (lambda: KNNClassifierDRE(100).fit(X, MASK), ValueError, ["exceeds", "smaller k"]),
-    "not a classifier": (lambda: ClassifierDRE(LinearRegression()), TypeError, ["predict_proba", "LogisticRegression"]),
+    # ---- hyper-parameters: __init__ only stores them (scikit-learn's rule); fit checks them
+    "bandwidth zero": (lambda: KDE(bandwidth=0).fit(X), ValueError, ["> 0"]),
+    "bandwidth negative": (lambda: KernelClassifierDRE(bandwidth=-1.0).fit(X, MASK), ValueError, ["> 0"]),
+    "bandwidth nan": (lambda: ExactKDERatio(bandwidth=float("nan")).fit(X, MASK), ValueError, ["finite"]),
+    "bandwidth string": (lambda: KDE(bandwidth="0.1").fit(X), TypeError, ["positive number"]),
+    "k zero": (lambda: KNNClassifierDRE(k=0).fit(X, MASK), ValueError, ["at least 1"]),
+    "k float": (lambda: KNNClassifierDRE(k=2.0).fit(X, MASK), TypeError, ["integer"]),
+    "k too large": (lambda: KNNClassifierDRE(k=100).fit(X, MASK), ValueError, ["exceeds", "smaller k"]),
+    "not a classifier": (lambda: ClassifierDRE(LinearRegression()).fit(X, MASK), TypeError,
+                         ["predict_proba", "LogisticRegression"]),
     # ---- deletion sets
-    "empty deletion set": (lambda: ExactKDERatio(0.1).fit(X, np.zeros(40, bool)), ValueError, ["empty", "nothing to delete"]),
-    "empty index list": (lambda: ExactKDERatio(0.1).fit(X, np.array([], int)), ValueError, ["empty"]),
-    "delete everything": (lambda: KernelClassifierDRE(0.1).fit(X, np.ones(40, bool)), ValueError, ["every point", "keep at least one"]),
-    "mask wrong length": (lambda: ExactKDERatio(0.1).fit(X, np.ones(39, bool)), ValueError, ["shape (40,)"]),
-    "index out of range": (lambda: ExactKDERatio(0.1).fit(X, np.array([0, 40])), ValueError, ["subset"]),
-    "negative index": (lambda: ExactKDERatio(0.1).fit(X, np.array([-1])), ValueError, ["subset"]),
-    "duplicate index": (lambda: ExactKDERatio(0.1).fit(X, np.array([1, 1])), ValueError, ["duplicates"]),
-    "0/1 integer mask": (lambda: ExactKDERatio(0.1).fit(X, MASK.astype(int)), ValueError, ["0/1 mask", "astype(bool)"]),
-    "float mask": (lambda: ExactKDERatio(0.1).fit(X, MASK.astype(float)), TypeError, ["boolean mask", "indices"]),
-    "2-D index array": (lambda: ExactKDERatio(0.1).fit(X, np.array([[1, 2]])), ValueError, ["1-D"]),
+    "empty deletion set": (lambda: ExactKDERatio(bandwidth=0.1).fit(X, np.zeros(40, bool)), ValueError, ["empty", "nothing to delete"]),
+    "empty index list": (lambda: ExactKDERatio(bandwidth=0.1).fit(X, np.array([], int)), ValueError, ["empty"]),
+    "delete everything": (lambda: KernelClassifierDRE(bandwidth=0.1).fit(X, np.ones(40, bool)), ValueError, ["every point", "keep at least one"]),
+    "mask wrong length": (lambda: ExactKDERatio(bandwidth=0.1).fit(X, np.ones(39, bool)), ValueError, ["shape (40,)"]),
+    "index out of range": (lambda: ExactKDERatio(bandwidth=0.1).fit(X, np.array([0, 40])), ValueError, ["subset"]),
+    "negative index": (lambda: ExactKDERatio(bandwidth=0.1).fit(X, np.array([-1])), ValueError, ["subset"]),
+    "duplicate index": (lambda: ExactKDERatio(bandwidth=0.1).fit(X, np.array([1, 1])), ValueError, ["duplicates"]),
+    "0/1 integer mask": (lambda: ExactKDERatio(bandwidth=0.1).fit(X, MASK.astype(int)), ValueError, ["0/1 mask", "astype(bool)"]),
+    "float mask": (lambda: ExactKDERatio(bandwidth=0.1).fit(X, MASK.astype(float)), TypeError, ["boolean mask", "indices"]),
+    "2-D index array": (lambda: ExactKDERatio(bandwidth=0.1).fit(X, np.array([[1, 2]])), ValueError, ["1-D"]),
     # ---- DREs used wrongly
-    "log_ratio before fit": (lambda: KernelClassifierDRE(0.1).log_ratio(X), ValueError, ["not fitted", ".fit("]),
+    "log_ratio before fit": (lambda: KernelClassifierDRE(bandwidth=0.1).log_ratio(X), ValueError, ["not fitted", ".fit("]),
     "log_ratio wrong dim": (lambda: fitted_dre().log_ratio(np.zeros((2, 5))), ValueError, ["dimension 5"]),
     "log_ratio inf": (lambda: fitted_dre().log_ratio(np.array([[np.inf, 0.0]])), ValueError, ["infinite"]),
     # ---- lambda and the data sets
@@ -83,8 +84,8 @@ CASES = {
     "lambda negative": (lambda: data.density("ckb8", np.zeros((1, 2)), -0.2), ValueError, ["(0, 1]"]),
     "lambda nan": (lambda: data.density("mog8", np.zeros((1, 2)), float("nan")), ValueError, ["(0, 1]"]),
     "lambda bool": (lambda: data.deletion_mask("mog8", np.zeros(5, int), True, rng=0), TypeError, ["(0, 1]"]),
-    "lambda in protocol": (lambda: synthetic_statistics("mog8", 0.0, KNNClassifierDRE(3)), ValueError, ["(0, 1]"]),
-    "lambda in sweep": (lambda: sweep("mog8", [0.5, 2.0], [KNNClassifierDRE(3)], progress=False), ValueError, ["(0, 1]"]),
+    "lambda in protocol": (lambda: synthetic_statistics("mog8", 0.0, KNNClassifierDRE(k=3)), ValueError, ["(0, 1]"]),
+    "lambda in sweep": (lambda: sweep("mog8", [0.5, 2.0], [KNNClassifierDRE(k=3)], progress=False), ValueError, ["(0, 1]"]),
     "lambda in setup": (lambda: setup("mog8", 1.01), ValueError, ["(0, 1]"]),
     "unknown dataset": (lambda: data.sample("moons", 5, rng=0), ValueError, ["mog8", "ckb8"]),
     "n zero": (lambda: data.mog8(0, rng=0), ValueError, ["at least 1"]),
@@ -99,13 +100,15 @@ CASES = {
     "no known bound": (lambda: ApproximateDeletion(fitted_kde(), ZeroRatio()), ValueError, ["no known bound", "bound=B"]),
     "bound below known": (lambda: ApproximateDeletion(fitted_kde(), fitted_dre(), bound=1.0), ValueError, ["smaller", "N / (N - N')", "bound=None"]),
     "bound zero": (lambda: ApproximateDeletion(fitted_kde(), ZeroRatio(), bound=0.0), ValueError, ["bound", "> 0"]),
-    "unfitted dre": (lambda: ApproximateDeletion(fitted_kde(), KernelClassifierDRE(0.1)), ValueError, ["not fitted"]),
+    "unfitted dre": (lambda: ApproximateDeletion(fitted_kde(), KernelClassifierDRE(bandwidth=0.1)), ValueError, ["not fitted"]),
     "cannot accept": (lambda: ApproximateDeletion(fitted_kde(), ZeroRatio(), bound=1.0, max_proposals=1000).sample(5, rng=0),
                       RuntimeError, ["1000 proposals", "0 of 5", "check the DRE and the bound"]),
     "B too large for the default limit": (lambda: ApproximateDeletion(fitted_kde(), fitted_dre(), bound=1e12).sample(10, rng=0),
                                           ValueError, ["m * B", "tighter bound", "max_proposals="]),
     "acceptance rate before sampling": (lambda: ApproximateDeletion(fitted_kde(), fitted_dre()).acceptance_rate_,
                                         AttributeError, ["set by sample()", "first"]),
+    "unfitted model": (lambda: ApproximateDeletion(KDE(bandwidth=0.1), fitted_dre()), ValueError,
+                       ["model KDE(bandwidth=0.1) is not fitted", "model.fit("]),
     "sample zero points": (lambda: ApproximateDeletion(fitted_kde(), fitted_dre()).sample(0, rng=0), ValueError, ["at least 1"]),
     # ---- statistics
     "LR of NaN": (lambda: likelihood_ratio(np.array([0.0, np.nan])), ValueError, ["NaN", "+inf"]),
@@ -121,13 +124,13 @@ CASES = {
     "KS empty": (lambda: ks_statistic([], [1.0]), ValueError, ["non-empty"]),
     "KS NaN": (lambda: ks_statistic([np.nan], [1.0]), ValueError, ["NaN"]),
     # ---- protocol
-    "protocol empty deletion set": (lambda: synthetic_statistics("mog8", 1.0, KNNClassifierDRE(3), N=50, m=10, R=2),
+    "protocol empty deletion set": (lambda: synthetic_statistics("mog8", 1.0, KNNClassifierDRE(k=3), N=50, m=10, R=2),
                                     ValueError, ["empty", "smaller lam"]),
-    "protocol N too small": (lambda: synthetic_statistics("mog8", 0.5, KNNClassifierDRE(3), N=1), ValueError, ["N", "at least 2"]),
-    "protocol R too small": (lambda: synthetic_statistics("mog8", 0.5, KNNClassifierDRE(3), R=1), ValueError, ["R", "at least 2"]),
+    "protocol N too small": (lambda: synthetic_statistics("mog8", 0.5, KNNClassifierDRE(k=3), N=1), ValueError, ["N", "at least 2"]),
+    "protocol R too small": (lambda: synthetic_statistics("mog8", 0.5, KNNClassifierDRE(k=3), R=1), ValueError, ["R", "at least 2"]),
     "protocol not a DRE": (lambda: synthetic_statistics("mog8", 0.5, object()), TypeError, ["fit(X, deleted)", "log_ratio"]),
-    "protocol unknown dataset": (lambda: synthetic_statistics("mog-9", 0.5, KNNClassifierDRE(3)), ValueError, ["dataset"]),
-    "sweep label count": (lambda: sweep("mog8", [0.5], [KNNClassifierDRE(3)], labels=["a", "b"], progress=False),
+    "protocol unknown dataset": (lambda: synthetic_statistics("mog-9", 0.5, KNNClassifierDRE(k=3)), ValueError, ["dataset"]),
+    "sweep label count": (lambda: sweep("mog8", [0.5], [KNNClassifierDRE(k=3)], labels=["a", "b"], progress=False),
                           ValueError, ["2 labels", "1 DREs"]),
     "grid resolution": (lambda: evaluate_on_grid(lambda P: P[:, 0], (0, 1, 0, 1), resolution=1), ValueError, ["at least 2"]),
 }
@@ -145,7 +148,7 @@ def test_bad_input_raises_a_helpful_error(name):
 
 def test_complex_points_are_refused():
     X = np.random.default_rng(0).normal(size=(20, 2))
-    dre = KernelClassifierDRE(0.5).fit(X, np.arange(4))
+    dre = KernelClassifierDRE(bandwidth=0.5).fit(X, np.arange(4))
     with pytest.raises(TypeError, match="real-valued"):
         dre.log_ratio(np.array([[0.1 + 5j, 0.2]]))
 

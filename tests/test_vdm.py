@@ -157,9 +157,9 @@ def test_refuses_wrong_dimension_and_image_shape():
 
 
 def test_refuses_unknown_divergence_and_total_deletion():
+    X, deleted = small_problem()
     with pytest.raises(ValueError, match=r"divergence must be one of \('kl', 'js'\); got 'chi2'"):
-        VDMDRE(divergence="chi2")
-    X, _ = small_problem()
+        VDMDRE(divergence="chi2").fit(X, deleted)  # checked by fit: __init__ only stores
     with pytest.raises(ValueError, match="contains every point of X"):
         VDMDRE(epochs=1, checkpoint_dir=False, progress=False).fit(X, np.ones(len(X), bool))
     with pytest.raises(ValueError, match="empty"):

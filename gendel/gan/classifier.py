@@ -11,13 +11,13 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from .._validation import check_count, check_positive
+from .._validation import Estimator, check_count, check_positive, plain
 from .dcgan import check_images
 from .networks import LabelCNN
 from .training import as_tensor, batches, config_key, data_fingerprint, default_checkpoint_dir, evaluate, pick_device, run_epochs
 
 
-class LabelClassifier:
+class LabelClassifier(Estimator):
     """A :class:`~gendel.gan.networks.LabelCNN` trained with cross-entropy and Adam.
 
     Parameters
@@ -43,22 +43,35 @@ class LabelClassifier:
     >>> clf = LabelClassifier(epochs=1, checkpoint_dir=False, progress=False).fit(images, rng.integers(0, 10, 40))
     >>> clf.predict_proba(images[:3]).shape
     (3, 10)
+    >>> clf
+    LabelClassifier(checkpoint_dir=False, epochs=1, progress=False)
     """
+
+    _fitted_attribute = "network_"
 
     def __init__(self, *, epochs=4, seed=0, width=32, batch_size=128, lr=1e-3, device=None, checkpoint_dir=None,
                  progress=True):
-        self.epochs = check_count(epochs, "epochs")
-        self.seed = check_count(seed, "seed", minimum=0)
-        self.width = check_count(width, "width")
-        self.batch_size = check_count(batch_size, "batch_size", minimum=2)
-        self.lr = check_positive(lr, "lr")
+        self.epochs = plain(epochs)
+        self.seed = plain(seed)
+        self.width = plain(width)
+        self.batch_size = plain(batch_size)
+        self.lr = plain(lr)
         self.device = device
         self.checkpoint_dir = checkpoint_dir
         self.progress = progress
 
+    def _check_params(self):
+        check_count(self.epochs, "epochs")
+        check_count(self.seed, "seed", minimum=0)
+        check_count(self.width, "width")
+        check_count(self.batch_size, "batch_size", minimum=2)
+        check_positive(self.lr, "lr")
+
     def fit(self, images, labels):
         """Train on images (n, 1, 28, 28) with integer labels 0..9. Returns self."""
+        self._check_params()
         images = check_images(images)
+        self.__dict__.pop("network_", None)  # a failed refit leaves the classifier unfitted
         labels = np.asarray(labels)
         if labels.shape != (len(images),) or not np.issubdtype(labels.dtype, np.integer):
             raise ValueError(f"labels must be integers of shape ({len(images)},), one per image; got {labels.shape}")
@@ -94,8 +107,7 @@ class LabelClassifier:
 
     def predict_proba(self, images):
         """Class probabilities, shape (n, 10)."""
-        if not hasattr(self, "network_"):
-            raise ValueError("this LabelClassifier is not fitted yet: call .fit(images, labels) first")
+        self._check_fitted()
         logits = evaluate(self.network_, check_images(images), self.device_)
         logits = logits - logits.max(axis=1, keepdims=True)
         p = np.exp(logits)
@@ -108,6 +120,3 @@ class LabelClassifier:
     def score(self, images, labels):
         """Accuracy on labelled images."""
         return float(np.mean(self.predict(images) == np.asarray(labels)))
-
-    def __repr__(self):
-        return f"LabelClassifier(epochs={self.epochs}, seed={self.seed}, width={self.width})"

@@ -6,14 +6,23 @@ import numpy as np
 import torch
 from torch import nn
 
-from .._validation import check_count, check_positive, check_rng
+from .._validation import Estimator, check_count, check_positive, check_rng, plain
 from .networks import Discriminator, Generator
 from .training import (as_tensor, batches, config_key, data_fingerprint, default_checkpoint_dir, pick_device,
                        run_epochs)
 
 
 def check_images(images, name="images"):
-    """Return ``images`` as a float32 array of shape (n, 1, 28, 28) with values in [-1, 1]."""
+    """Return ``images`` as a float32 array of shape (n, 1, 28, 28) with values in [-1, 1].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> check_images(np.zeros((2, 1, 28, 28))).dtype
+    dtype('float32')
+    """
+    if np.iscomplexobj(images):
+        raise TypeError(f"{name} must be real-valued; got complex numbers")
     arr = np.asarray(images)
     if arr.ndim != 4 or arr.shape[1:] != (1, 28, 28):
         raise ValueError(
@@ -27,7 +36,7 @@ def check_images(images, name="images"):
     return arr
 
 
-class DCGAN:
+class DCGAN(Estimator):
     """Deep convolutional GAN (Radford et al., 2016) for 28 x 28 grey-scale images.
 
     Trained with the non-saturating GAN loss and Adam, as torch's DCGAN example. An implicit
@@ -74,20 +83,34 @@ class DCGAN:
     >>> gan = DCGAN(epochs=1, width=8, batch_size=32, checkpoint_dir=False, progress=False).fit(images)
     >>> gan.sample(5, rng=np.random.default_rng(1)).shape
     (5, 1, 28, 28)
+    >>> gan
+    DCGAN(batch_size=32, checkpoint_dir=False, epochs=1, progress=False, width=8)
     """
+
+    _fitted_attribute = "generator_"
 
     def __init__(self, *, epochs, seed=0, width=64, latent_dim=100, batch_size=128, lr=2e-4, beta1=0.5,
                  device=None, checkpoint_dir=None, progress=True):
-        self.epochs = check_count(epochs, "epochs")
-        self.seed = check_count(seed, "seed", minimum=0)
-        self.width = check_count(width, "width")
-        self.latent_dim = check_count(latent_dim, "latent_dim")
-        self.batch_size = check_count(batch_size, "batch_size", minimum=2)
-        self.lr = check_positive(lr, "lr")
-        self.beta1 = float(beta1)
+        self.epochs = plain(epochs)
+        self.seed = plain(seed)
+        self.width = plain(width)
+        self.latent_dim = plain(latent_dim)
+        self.batch_size = plain(batch_size)
+        self.lr = plain(lr)
+        self.beta1 = plain(beta1)
         self.device = device
         self.checkpoint_dir = checkpoint_dir
         self.progress = progress
+
+    def _check_params(self):
+        check_count(self.epochs, "epochs")
+        check_count(self.seed, "seed", minimum=0)
+        check_count(self.width, "width")
+        check_count(self.latent_dim, "latent_dim")
+        check_count(self.batch_size, "batch_size", minimum=2)
+        check_positive(self.lr, "lr")
+        if isinstance(self.beta1, bool) or not isinstance(self.beta1, (int, float)) or not 0 <= self.beta1 < 1:
+            raise ValueError(f"beta1 must be a number in [0, 1) (Adam's first-moment decay); got {self.beta1!r}")
 
     def _config(self, images):
         return {"data": data_fingerprint(images), "epochs": self.epochs, "seed": self.seed, "width": self.width,
@@ -95,7 +118,9 @@ class DCGAN:
 
     def fit(self, images):
         """Train on ``images`` (n, 1, 28, 28) in [-1, 1] (or load the finished training). Returns self."""
+        self._check_params()
         images = check_images(images)
+        self.__dict__.pop("generator_", None)  # a failed refit leaves the model unfitted
         device = pick_device(self.device)
         torch.manual_seed(self.seed)
         G = Generator(self.latent_dim, self.width).to(device)
@@ -140,15 +165,10 @@ class DCGAN:
     @torch.no_grad()
     def sample(self, m, *, rng, batch_size=2048):
         """``m`` generated images, float32 (m, 1, 28, 28) in [-1, 1]; z drawn from ``rng``."""
-        if not hasattr(self, "generator_"):
-            raise ValueError("this DCGAN is not fitted yet: call .fit(images) before sampling")
+        self._check_fitted()
         m = check_count(m, "m", minimum=0)
         rng = check_rng(rng)
         z = rng.standard_normal((m, self.latent_dim), dtype=np.float32)
         self.generator_.eval()
         out = [self.generator_(as_tensor(z[i:i + batch_size], self.device_)).cpu() for i in range(0, m, batch_size)]
         return torch.cat(out).numpy() if out else np.zeros((0, 1, 28, 28), np.float32)
-
-    def __repr__(self):
-        return (f"DCGAN(epochs={self.epochs}, seed={self.seed}, width={self.width}, latent_dim={self.latent_dim}, "
-                f"batch_size={self.batch_size}, lr={self.lr:g})")

@@ -22,7 +22,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from .._validation import check_count, check_deletion, check_fitted, check_points, check_positive
+from .._validation import check_count, check_deletion, check_points, check_positive, plain
 from ..dre import DensityRatioEstimator
 from .dcgan import check_images
 from .networks import MLP, Discriminator
@@ -91,29 +91,39 @@ class VDMDRE(DensityRatioEstimator):
     >>> import numpy as np
     >>> from gendel.dre import VDMDRE
     >>> rng = np.random.default_rng(0)
-    >>> X = rng.standard_normal((2000, 2))
-    >>> deleted = (X[:, 0] > 0) & (rng.random(2000) < 0.5)   # half of the right half forgotten
-    >>> vdm = VDMDRE(epochs=20, checkpoint_dir=False, progress=False).fit(X, deleted)
+    >>> X = rng.standard_normal((800, 2))
+    >>> deleted = (X[:, 0] > 0) & (rng.random(800) < 0.5)   # half of the right half forgotten
+    >>> vdm = VDMDRE(epochs=8, width=16, checkpoint_dir=False, progress=False).fit(X, deleted)
     >>> bool(vdm.log_ratio([[-2.0, 0.0]])[0] > vdm.log_ratio([[2.0, 0.0]])[0])
     True
+    >>> vdm
+    VDMDRE(checkpoint_dir=False, epochs=8, progress=False, width=16)
     """
 
     def __init__(self, *, divergence="kl", network=None, epochs=40, seed=0, width=64, batch_size=128, lr=None,
                  device=None, checkpoint_dir=None, progress=True):
-        if divergence not in DIVERGENCES:
-            raise ValueError(f"divergence must be one of {DIVERGENCES}; got {divergence!r}")
-        if network is not None and not isinstance(network, torch.nn.Module):
-            raise TypeError(f"network must be a torch.nn.Module or None; got {type(network).__name__}")
         self.divergence = divergence
         self.network = network
-        self.epochs = check_count(epochs, "epochs")
-        self.seed = check_count(seed, "seed", minimum=0)
-        self.width = check_count(width, "width")
-        self.batch_size = check_count(batch_size, "batch_size")
-        self.lr = None if lr is None else check_positive(lr, "lr")
+        self.epochs = plain(epochs)
+        self.seed = plain(seed)
+        self.width = plain(width)
+        self.batch_size = plain(batch_size)
+        self.lr = plain(lr)
         self.device = device
         self.checkpoint_dir = checkpoint_dir
         self.progress = progress
+
+    def _check_params(self):
+        if self.divergence not in DIVERGENCES:
+            raise ValueError(f"divergence must be one of {DIVERGENCES}; got {self.divergence!r}")
+        if self.network is not None and not isinstance(self.network, torch.nn.Module):
+            raise TypeError(f"network must be a torch.nn.Module or None; got {type(self.network).__name__}")
+        check_count(self.epochs, "epochs")
+        check_count(self.seed, "seed", minimum=0)
+        check_count(self.width, "width")
+        check_count(self.batch_size, "batch_size")
+        if self.lr is not None:
+            check_positive(self.lr, "lr")
 
     def _check(self, X, name):
         if _is_images(X):
@@ -123,6 +133,7 @@ class VDMDRE(DensityRatioEstimator):
     def fit(self, X, deleted):
         """Train T on X (vectors (N, d) or images (N, 1, 28, 28)) and the deletion set ``deleted``
         (a boolean mask over X, True for X', or row indices). Returns self."""
+        self._check_params()
         X = self._check(X, "X")
         mask = check_deletion(deleted, len(X))
         self.__dict__.pop("_fitted", None)
@@ -181,14 +192,9 @@ class VDMDRE(DensityRatioEstimator):
 
     def log_ratio(self, Y):
         """log rho_hat_E(y) for each row (or image) of ``Y``; float64 array of shape (n,)."""
-        check_fitted(self, "_fitted")
+        self._check_fitted()
         if isinstance(self.dim_, tuple):
             Y = check_images(Y, "Y")
         else:
             Y = check_points(Y, "Y", dim=self.dim_).astype(np.float32)
         return evaluate(self.network_, Y, self.device_)
-
-    def __repr__(self):
-        lr = "None" if self.lr is None else f"{self.lr:g}"
-        return (f"VDMDRE(divergence={self.divergence!r}, epochs={self.epochs}, seed={self.seed}, "
-                f"width={self.width}, batch_size={self.batch_size}, lr={lr})")

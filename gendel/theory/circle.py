@@ -26,7 +26,7 @@ import math
 
 import numpy as np
 
-from .._validation import check_count, check_positive, check_rng
+from .._validation import Estimator, check_bandwidth, check_count, check_positive, check_rng, plain
 from .quadrature import PeriodicGrid
 
 #: Fourier coefficients of the kernel below this are dropped (relative truncation error).
@@ -62,6 +62,12 @@ class CircleModel:
         c, where deletion is strongest; defaults to L / 4.
     period : float
         The circumference L.
+
+    Examples
+    --------
+    >>> model = CircleModel(amplitude=0.5, deletion_strength=0.4)
+    >>> model.keep_fraction, model.rho_star_sup, model.sample(5, rng=0).shape   # Z, ||rho_*||_inf = 1 / Z
+    (0.8, 1.25, (5,))
     """
 
     def __init__(self, amplitude=0.5, deletion_strength=0.4, deletion_centre=None, period=1.0):
@@ -150,6 +156,11 @@ def silverman_bandwidth(n, scale=0.25, period=1.0):
 
     With this rate the KDE of a smooth density is uniformly consistent (sup error of order
     n^(-2/5) up to a log factor), so the learner is ratio consistent on the circle.
+
+    Examples
+    --------
+    >>> silverman_bandwidth(32), silverman_bandwidth(32, period=2.0)   # 0.25 L 32^(-1/5) = L / 8
+    (0.125, 0.25)
     """
     n = check_count(n, "n")
     return check_positive(scale, "scale") * check_positive(period, "period") * n ** (-0.2)
@@ -159,13 +170,24 @@ def n_terms(bandwidth, period=1.0):
     """Number K of Fourier terms kept for a wrapped Gaussian kernel of std ``bandwidth``.
 
     Terms k > K have kernel coefficient exp(-2 pi^2 k^2 h^2 / L^2) < 1e-17.
+
+    Examples
+    --------
+    >>> n_terms(0.1), n_terms(0.05)   # about 1.4 L / h: halving h doubles K
+    (15, 29)
     """
     h, L = check_positive(bandwidth, "bandwidth"), check_positive(period, "period")
     return int(math.ceil(math.sqrt(-math.log(TRUNCATION) / 2.0) * L / (math.pi * h)))
 
 
 def kernel_coefficients(bandwidth, K, period=1.0):
-    """exp(-2 pi^2 k^2 h^2 / L^2) for k = 0..K: the Fourier coefficients of the wrapped Gaussian."""
+    """exp(-2 pi^2 k^2 h^2 / L^2) for k = 0..K: the Fourier coefficients of the wrapped Gaussian.
+
+    Examples
+    --------
+    >>> kernel_coefficients(0.1, K=3).round(4)   # g_0 = 1: the kernel integrates to 1
+    array([1.    , 0.8209, 0.454 , 0.1692])
+    """
     k = np.arange(K + 1)
     return np.exp(-2.0 * np.pi**2 * (k * bandwidth / period) ** 2)
 
@@ -187,6 +209,11 @@ def fourier_sums(X, K, period=1.0, mask=None):
     Returns
     -------
     ndarray of complex, shape (R, K + 1) or (K + 1,)
+
+    Examples
+    --------
+    >>> fourier_sums([0.0, 0.5], K=2).real   # S_0 = n; at k = 1 the two points cancel
+    array([2., 0., 2.])
     """
     X = np.asarray(X, dtype=float)
     single = X.ndim == 1
@@ -210,6 +237,12 @@ def kde_coefficients(sums, counts, bandwidth, period=1.0):
     """Fourier coefficients c_k = g_k S_k / n of a wrapped Gaussian KDE from :func:`fourier_sums`.
 
     The KDE is p(x) = (1 / L) sum_{|k| <= K} c_k exp(2 pi i k x / L) with c_{-k} = conj(c_k).
+
+    Examples
+    --------
+    >>> c = kde_coefficients(fourier_sums([0.25, 0.75], K=10), counts=2, bandwidth=0.1)
+    >>> c.shape, complex(c[0])   # c_0 = 1: the density integrates to 1
+    ((11,), (1+0j))
     """
     sums = np.asarray(sums)
     counts = np.asarray(counts, dtype=float)
@@ -224,6 +257,13 @@ def density_on_grid(coefficients, grid):
     """Evaluate the Fourier series (1 / L) sum_k c_k e^{2 pi i k x / L} on a :class:`PeriodicGrid`.
 
     ``coefficients`` has shape (..., K + 1) with K < G / 2; returns shape (..., G).
+
+    Examples
+    --------
+    >>> from gendel.theory.quadrature import PeriodicGrid
+    >>> p = density_on_grid(kde_coefficients(fourier_sums([0.25, 0.75], K=10), 2, 0.1), PeriodicGrid(64))
+    >>> p.shape, round(float(p.mean()), 6)   # the mean over [0, 1) is the integral
+    ((64,), 1.0)
     """
     c = np.asarray(coefficients)
     K = c.shape[-1] - 1
@@ -233,7 +273,14 @@ def density_on_grid(coefficients, grid):
 
 
 def density_at(coefficients, x, period=1.0):
-    """Evaluate the Fourier series at arbitrary points: ``coefficients`` (R, K + 1), ``x`` (R, m) -> (R, m)."""
+    """Evaluate the Fourier series at arbitrary points: ``coefficients`` (R, K + 1), ``x`` (R, m) -> (R, m).
+
+    Examples
+    --------
+    >>> c = kde_coefficients(fourier_sums([0.25, 0.75], K=10), 2, 0.1)
+    >>> density_at(c[None], [[0.25, 0.5]]).round(4)   # at a training point and between the two
+    array([[1.9947, 0.1753]])
+    """
     c = np.atleast_2d(np.asarray(coefficients))
     x = np.atleast_2d(np.asarray(x, dtype=float))
     z = np.exp(2j * np.pi * x / period)
@@ -245,7 +292,11 @@ def density_at(coefficients, x, period=1.0):
     return (c[:, 0, None].real + 2.0 * total) / period
 
 
-class WrappedGaussianKDE:
+#: WrappedGaussianKDE refuses bandwidths that would need more Fourier terms than this.
+MAX_TERMS = 10**7
+
+
+class WrappedGaussianKDE(Estimator):
     """Kernel density estimator on the circle [0, L) with a wrapped Gaussian kernel.
 
     p_KDE(x; Z) = (1 / |Z|) sum_{z in Z} K_h(x - z),  K_h(u) = sum_{j in Z} N(u + j L; 0, h^2),
@@ -255,7 +306,8 @@ class WrappedGaussianKDE:
     Parameters
     ----------
     bandwidth : float
-        The kernel's standard deviation h.
+        The kernel's standard deviation h (keyword-only), in [1e-150, 1e150], and at least
+        about 1.4 L / ``MAX_TERMS`` (the Fourier series needs about 1.4 L / h terms).
     period : float
         The circumference L.
 
@@ -265,27 +317,44 @@ class WrappedGaussianKDE:
     n_samples_ : int
     coefficients_ : ndarray of complex, shape (K + 1,)
         The Fourier coefficients c_k of the fitted density.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> kde = WrappedGaussianKDE(bandwidth=0.05).fit([0.25, 0.75])
+    >>> kde
+    WrappedGaussianKDE(bandwidth=0.05)
+    >>> grid = np.linspace(0.0, 1.0, 1000, endpoint=False)
+    >>> round(float(kde.density(grid).mean()), 6)   # a density on [0, 1): it integrates to 1
+    1.0
     """
 
-    def __init__(self, bandwidth, period=1.0):
-        self.bandwidth = check_positive(bandwidth, "bandwidth")
-        self.period = check_positive(period, "period")
+    _fitted_attribute = "coefficients_"
+
+    def __init__(self, *, bandwidth, period=1.0):
+        self.bandwidth = plain(bandwidth)
+        self.period = plain(period)
 
     def fit(self, X):
         """Store the training points X (shape (n,) or (n, 1)) and compute the Fourier coefficients."""
+        h, L = check_bandwidth(self.bandwidth, "bandwidth"), check_positive(self.period, "period")
+        K = n_terms(h, L)
+        if K > MAX_TERMS:
+            raise ValueError(
+                f"bandwidth={h:.3g} is too small for period={L:g}: its Fourier series needs {K:.3g} terms "
+                f"(more than {MAX_TERMS:.0e}); use a bandwidth of at least {1.5 * L / MAX_TERMS:.2g}, or rescale"
+            )
         X = _as_points(X, "X")
         if X.ndim != 1 or X.size == 0:
             raise ValueError("X must be a non-empty 1-D array of points on the circle")
-        self.X_ = np.mod(X, self.period)
+        self.__dict__.pop("coefficients_", None)  # a failed refit leaves the model unfitted
+        self.X_ = np.mod(X, L)
         self.n_samples_ = X.size
-        K = n_terms(self.bandwidth, self.period)
-        self.coefficients_ = kde_coefficients(fourier_sums(self.X_, K, self.period), self.n_samples_,
-                                              self.bandwidth, self.period)
+        self.coefficients_ = kde_coefficients(fourier_sums(self.X_, K, L), self.n_samples_, h, L)
         return self
 
     def _check(self):
-        if not hasattr(self, "coefficients_"):
-            raise ValueError("this WrappedGaussianKDE is not fitted yet: call .fit(X) first")
+        self._check_fitted()
 
     def density(self, x):
         """p_KDE(x) at the points ``x`` (any shape)."""
@@ -311,9 +380,6 @@ class WrappedGaussianKDE:
         rng = check_rng(rng)
         idx = rng.integers(0, self.n_samples_, size=m)
         return np.mod(self.X_[idx] + self.bandwidth * rng.standard_normal(m), self.period)
-
-    def __repr__(self):
-        return f"WrappedGaussianKDE(bandwidth={self.bandwidth!r}, period={self.period!r})"
 
 
 __all__ = [

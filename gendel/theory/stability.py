@@ -27,7 +27,15 @@ from .quadrature import Estimate
 
 
 def kde_lbli_epsilon(n):
-    """The LBLI constant log(n / (n - 1)) of a Gaussian KDE when one point leaves a set of size n >= 2."""
+    """The LBLI constant log(n / (n - 1)) of a Gaussian KDE when one point leaves a set of size n >= 2.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gendel.theory.stability import kde_lbli_epsilon
+    >>> np.round(kde_lbli_epsilon(np.array([2, 10])), 4)   # log 2 and log(10 / 9)
+    array([0.6931, 0.1054])
+    """
     n = np.asarray(n)
     if np.any(n < 2):
         raise ValueError("the LBLI constant needs a set of at least 2 points (deleting from 1 point leaves no model)")
@@ -55,6 +63,18 @@ def lbli_bound(N, n_deleted, *, size="smallest"):
         Which set size epsilon is taken at: the smallest set reached while deleting,
         N - N' + 1 (a valid constant for every step), or the starting size N (valid for the
         first step only; the resulting "bound" is too small).
+
+    Examples
+    --------
+    With epsilon taken at the smallest set the bound holds; taken at N it falls below the exact
+    supremum log(N / (N - N')):
+
+    >>> import numpy as np
+    >>> from gendel.theory.stability import kde_log_ratio_supremum, lbli_bound
+    >>> round(float(lbli_bound(10, 3)), 4), round(float(kde_log_ratio_supremum(10, 3)), 4)
+    (0.4006, 0.3567)
+    >>> round(float(lbli_bound(10, 3, size="largest")), 4)
+    0.3161
     """
     N, n_deleted = _check_sizes(N, n_deleted)
     if size == "smallest":
@@ -70,6 +90,17 @@ def stepwise_lbli_bound(N, n_deleted):
     """sum_{k=0}^{N'-1} log((N - k) / (N - k - 1)): one-step LBLI constants added along the deletion path.
 
     The sum telescopes to log(N / (N - N')), the exact supremum of log rho_hat.
+
+    Examples
+    --------
+    The sum telescopes to log(N / (N - N')):
+
+    >>> import numpy as np
+    >>> from gendel.theory.stability import stepwise_lbli_bound
+    >>> round(stepwise_lbli_bound(10, 3), 4), round(float(np.log(10 / 7)), 4)
+    (0.3567, 0.3567)
+    >>> np.round(stepwise_lbli_bound(10, np.array([0, 1, 3])), 4)
+    array([0.    , 0.1054, 0.3567])
     """
     N, n_deleted = _check_sizes(N, n_deleted)
     out = np.zeros(n_deleted.shape)
@@ -80,7 +111,15 @@ def stepwise_lbli_bound(N, n_deleted):
 
 
 def kde_log_ratio_supremum(N, n_deleted):
-    """log(N / (N - N')): sup_x log rho_hat(x) for a Gaussian KDE (when a kept point is on the convex hull)."""
+    """log(N / (N - N')): sup_x log rho_hat(x) for a Gaussian KDE (when a kept point is on the convex hull).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gendel.theory.stability import kde_log_ratio_supremum
+    >>> np.round(kde_log_ratio_supremum(10, np.array([1, 5])), 4)   # log(10/9), log 2
+    array([0.1054, 0.6931])
+    """
     N, n_deleted = _check_sizes(N, n_deleted)
     return np.log(N / (N - n_deleted))
 
@@ -92,6 +131,15 @@ def outermost_direction(X, candidates, *, n_directions=720):
     candidate (a boolean mask over X, e.g. the deleted points, or the kept ones) qualify; the
     one with the largest gap between the top two projections is returned, with the index of its
     outermost point. Far out along such a ray a KDE is dominated by that point's kernel.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gendel.theory.stability import outermost_direction
+    >>> X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [3.0, 3.0]])
+    >>> u, index = outermost_direction(X, np.array([False, False, False, True]))
+    >>> np.round(u, 3), index   # the point (3, 3) is outermost towards (1, 1)
+    (array([0.707, 0.707]), 3)
     """
     X = check_points(X, "X", dim=2)
     mask = np.asarray(candidates)
@@ -111,7 +159,24 @@ def outermost_direction(X, candidates, *, n_directions=720):
 
 
 def ray_log_ratio(log_ratio, origin, direction, radii):
-    """log rho(origin + r u) for r in ``radii``: the ratio along a ray (``log_ratio`` maps (n, d) -> (n,))."""
+    """log rho(origin + r u) for r in ``radii``: the ratio along a ray (``log_ratio`` maps (n, d) -> (n,)).
+
+    Examples
+    --------
+    Far out where a kept point is outermost the ratio reaches its supremum log(N / (N - N'));
+    where the deleted point is outermost, log rho_hat falls without bound:
+
+    >>> import numpy as np
+    >>> from gendel.dre import ExactKDERatio
+    >>> from gendel.theory.stability import ray_log_ratio
+    >>> X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [3.0, 3.0]])
+    >>> exact = ExactKDERatio(bandwidth=0.5).fit(X, np.array([3]))
+    >>> radii = [0.0, 5.0, 20.0]
+    >>> np.round(ray_log_ratio(exact.log_ratio, X[0], [-1.0, -1.0], radii), 4), round(float(np.log(4 / 3)), 4)
+    (array([0.2877, 0.2877, 0.2877]), 0.2877)
+    >>> np.round(ray_log_ratio(exact.log_ratio, X[3], [1.0, 1.0], radii), 1)
+    array([ -25. ,  -95.7, -307.9])
+    """
     origin = np.asarray(origin, dtype=float)
     u = np.asarray(direction, dtype=float)
     u = u / np.linalg.norm(u)
@@ -124,6 +189,17 @@ def numerical_sup_log_ratio(log_ratio, extent, *, resolution=150, radii=(3.0, 6.
 
     A numerical check of sup_x log rho(x): the grid covers the data, the far points cover the
     directions in which the supremum of a KDE ratio is approached. ``log_ratio`` maps (n, 2) -> (n,).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gendel.dre import ExactKDERatio
+    >>> from gendel.theory.stability import numerical_sup_log_ratio
+    >>> X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [3.0, 3.0]])
+    >>> exact = ExactKDERatio(bandwidth=0.5).fit(X, np.array([3]))
+    >>> sup = numerical_sup_log_ratio(exact.log_ratio, (-2, 5, -2, 5), resolution=50)
+    >>> round(sup, 4), round(float(np.log(4 / 3)), 4)   # log(N / (N - N'))
+    (0.2877, 0.2877)
     """
     *_, grid_pts = grid(extent, resolution)
     angles = np.linspace(0, 2 * np.pi, check_count(n_directions, "n_directions", minimum=4), endpoint=False)
@@ -138,6 +214,19 @@ def leave_one_out_log_ratios(X, Y, bandwidth):
     rho_hat^{(z)} = p_KDE(.; X \\ {z}) / p_KDE(.; X). Returns an array of shape (len(Y), len(X)):
     entry (i, j) is log(N / (N - 1)) + log(1 - K(y_i - x_j) / sum_l K(y_i - x_l)), computed in log
     space (where the j-th kernel dominates, the sum over the others is recomputed directly).
+
+    Examples
+    --------
+    Column j is the log ratio of deleting the j-th point alone:
+
+    >>> import numpy as np
+    >>> from gendel.dre import ExactKDERatio
+    >>> from gendel.theory.stability import leave_one_out_log_ratios
+    >>> X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [3.0, 3.0]])
+    >>> Y = np.array([[0.0, 0.0], [3.0, 3.0]])
+    >>> L = leave_one_out_log_ratios(X, Y, bandwidth=0.5)
+    >>> L.shape, bool(np.allclose(L[:, 3], ExactKDERatio(bandwidth=0.5).fit(X, np.array([3])).log_ratio(Y)))
+    ((2, 4), True)
     """
     X = check_points(X, "X")
     Y = check_points(Y, "Y", dim=X.shape[1])
@@ -173,6 +262,16 @@ class ErrorStability:
         log rho_hat^{(z*)}(x) on the M samples x ~ p_hat, for z* with the largest second moment.
     worst : int
         The index z*.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gendel.theory.stability import ErrorStability
+    >>> es = ErrorStability(second_moment=np.array([0.1, 0.4]), second_moment_se=np.array([0.01, 0.02]),
+    ...                     kl=np.array([0.05, 0.1]), kl_se=np.array([0.01, 0.01]),
+    ...                     log_ratio_worst=np.zeros(3), worst=1)
+    >>> es.epsilon   # the largest second moment, at z* = worst
+    Estimate(value=0.4, se=0.02)
     """
 
     second_moment: np.ndarray
@@ -198,6 +297,20 @@ def error_stability(kde, M, *, rng, chunk=4096):
     M : int
         Monte Carlo sample size (samples x ~ p_hat, shared by all z).
     rng : numpy.random.Generator
+
+    Examples
+    --------
+    The isolated point at (3, 3) is the deletion that changes the KDE most:
+
+    >>> import numpy as np
+    >>> from gendel.models import KDE
+    >>> from gendel.theory.stability import error_stability
+    >>> X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [3.0, 3.0]])
+    >>> es = error_stability(KDE(bandwidth=0.5).fit(X), 1000, rng=np.random.default_rng(0))
+    >>> es.worst, es.second_moment.shape, es.log_ratio_worst.shape
+    (3, (4,), (1000,))
+    >>> bool(np.all(es.kl > 0))
+    True
     """
     X = kde.X_
     M = check_count(M, "M", minimum=4)
@@ -217,12 +330,20 @@ def error_stability(kde, M, *, rng, chunk=4096):
     kl_se = np.sqrt(np.maximum(second - mean**2, 0.0) / M)
     worst = int(np.argmax(second))
     # column `worst` of the leave-one-out matrix, without a second pass over all N columns
-    worst_col = ExactKDERatio(kde.bandwidth).fit(X, np.array([worst])).log_ratio(Y)
+    worst_col = ExactKDERatio(bandwidth=kde.bandwidth).fit(X, np.array([worst])).log_ratio(Y)
     return ErrorStability(second, second_se, -mean, kl_se, worst_col, worst)
 
 
 def cantelli_bound(epsilon, delta):
-    """Thm. 6's tail bound sqrt(epsilon (1 - delta) / delta) on log rho_hat at level 1 - delta."""
+    """Thm. 6's tail bound sqrt(epsilon (1 - delta) / delta) on log rho_hat at level 1 - delta.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gendel.theory.stability import cantelli_bound
+    >>> np.round(cantelli_bound(0.25, np.array([0.5, 0.1])), 4)   # sqrt(0.25 * (1 - delta) / delta)
+    array([0.5, 1.5])
+    """
     delta = np.asarray(delta, dtype=float)
     if np.any((delta <= 0) | (delta >= 1)):
         raise ValueError("delta must lie in (0, 1)")
@@ -230,7 +351,16 @@ def cantelli_bound(epsilon, delta):
 
 
 def cantelli_bound_sharp(second_moment, kl, delta):
-    """The intermediate bound of Thm. 6's proof: sqrt((1 - delta)/delta * Var) - KL, Var = E(log rho)^2 - KL^2."""
+    """The intermediate bound of Thm. 6's proof: sqrt((1 - delta)/delta * Var) - KL, Var = E(log rho)^2 - KL^2.
+
+    Examples
+    --------
+    Subtracting the KL divergence makes the proof's intermediate bound tighter than :func:`cantelli_bound`:
+
+    >>> from gendel.theory.stability import cantelli_bound, cantelli_bound_sharp
+    >>> round(float(cantelli_bound_sharp(1.0, 0.5, 0.5)), 4), float(cantelli_bound(1.0, 0.5))
+    (0.366, 1.0)
+    """
     delta = np.asarray(delta, dtype=float)
     var = max(float(second_moment) - float(kl) ** 2, 0.0)
     return np.sqrt(var * (1.0 - delta) / delta) - float(kl)
