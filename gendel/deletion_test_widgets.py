@@ -14,6 +14,9 @@ Moving α alone only recomputes the critical value from the cached statistics: n
 Each test draws from its own random stream, derived from the panel's seed and the configuration,
 so the same settings give the same figure whatever was shown before.
 
+A redraw that fails rolls the controls back to the last settings that drew and says what failed
+on the status line (:class:`gendel._panel.Panel`).
+
 Widgets need a kernel (Jupyter, Binder, Colab); the static book shows
 :func:`gendel.plotting.deletion_test.decision_slider_figure` instead. Requires the ``widgets``
 extra: ``pip install "gendel[widgets]"`` (ipywidgets and anywidget).
@@ -21,7 +24,6 @@ extra: ``pip install "gendel[widgets]"`` (ipywidgets and anywidget).
 
 from __future__ import annotations
 
-import html
 import sys
 import time
 import zlib
@@ -39,15 +41,18 @@ from . import experiments
 from ._validation import check_count
 from .data import LABELS
 from .deletion_test import STATISTIC_LABELS, STATISTICS, DeletionTest
-from .dre import KernelClassifierDRE, KNNClassifierDRE
+from ._panel import _LRU, Panel
+from .dre import DRE_CHOICES
+from .dre import make_dre as _make_dre
 from .plotting.deletion_test import critical_value, decision_figure, rejects
-from .widgets import _LRU
 
 #: The data sets of the panel: key -> label.
 DATASETS = dict(LABELS)
+#: The fitted DREs of the panel: key -> (family in :data:`gendel.dre.DRE_CHOICES`, hyper-parameter).
+_DRE_SPECS = {"kbc-0.075": ("kbc", 0.075), "kbc-0.1": ("kbc", 0.1), "knn-10": ("knn", 10)}
 #: The DREs of the panel: key -> label. "exact" is the exact ratio ρ̂ = p̂′/p̂ of the KDE learner.
-DRES = {"exact": "exact ratio ρ̂ = p̂′/p̂", "kbc-0.075": "KBC σ_C = 0.075", "kbc-0.1": "KBC σ_C = 0.1",
-        "knn-10": "kNN k = 10"}
+DRES = {"exact": "exact ratio ρ̂ = p̂′/p̂",
+        **{key: DRE_CHOICES[kind].describe(value) for key, (kind, value) in _DRE_SPECS.items()}}
 #: Steps of the m slider (samples per test), roughly evenly spaced on a log scale.
 M_STEPS = (10, 20, 30, 50, 100, 200, 300, 400)
 #: Steps of the λ slider (weight of the re-weighted components in p_*', §5.1).
@@ -61,14 +66,18 @@ N, SIGMA_A = 400, 0.1
 
 
 def make_dre(key):
-    """The unfitted DRE of a :data:`DRES` key (None for ``"exact"``, which the setup provides)."""
+    """The unfitted DRE of a :data:`DRES` key (None for ``"exact"``, which the setup provides).
+
+    Examples
+    --------
+    >>> make_dre("knn-10")
+    KNNClassifierDRE(k=10)
+    """
     if key == "exact":
         return None
-    if key.startswith("kbc-"):
-        return KernelClassifierDRE(float(key[4:]))
-    if key.startswith("knn-"):
-        return KNNClassifierDRE(int(key[4:]))
-    raise ValueError(f"dre must be one of {tuple(DRES)}; got {key!r}")
+    if key not in _DRE_SPECS:
+        raise ValueError(f"dre must be one of {tuple(DRES)}; got {key!r}")
+    return _make_dre(*_DRE_SPECS[key])
 
 
 def _pick(value, choices, name):
@@ -83,7 +92,7 @@ def _pick(value, choices, name):
     raise ValueError(f"{name} must be one of {choices} (the steps of its control); got {value!r}")
 
 
-class DeletionTestPanel:
+class DeletionTestPanel(Panel):
     """Controls of the deletion test and the decision figure they produce.
 
     Parameters
@@ -121,6 +130,8 @@ class DeletionTestPanel:
         configuration (the caches keep these below the number of redraws).
     last_redraw_s_ : float
         Seconds the last redraw took.
+    last_valid_settings_ : dict
+        The settings of the last redraw that worked (a failed one rolls back to them).
 
     Examples
     --------
@@ -139,49 +150,29 @@ class DeletionTestPanel:
         self._setups, self._dres, self._tests = _LRU(4), _LRU(8), _LRU(64)
         self.n_setups_ = self.n_dre_fits_ = self.n_draws_ = 0
         self.last_redraw_s_ = 0.0
-        self._suspended = True
         self._build_controls(values)
         self.figure = go.FigureWidget()
         self._styled = False
         self.widget = W.VBox([self._controls_box, self.status, self.figure], layout=W.Layout(width="100%"))
-        self._suspended = False
-        self._refresh()
+        self._start()
 
     # ------------------------------------------------------------------ public API
-
-    @property
-    def settings(self):
-        """The current values of all controls, as a dict."""
-        return {name: control.value for name, control in self.controls.items()}
 
     def set(self, **settings):
         """Change one or more controls and redraw once, e.g. ``panel.set(m=400, alpha=0.01)``.
 
         Raises ValueError for an unknown setting or a value that is not one of its control's
-        choices; nothing changes then. Returns self.
+        choices; nothing changes then. A redraw that fails rolls the controls back to
+        :attr:`last_valid_settings_` and raises. Returns self.
         """
-        values = self._validate(settings)
-        self._suspended = True
-        try:
-            for name, value in values.items():
-                self.controls[name].value = value
-        finally:
-            self._suspended = False
-        self._refresh()
-        return self
+        return super().set(**settings)
 
     def test(self):
         """The :class:`~gendel.deletion_test.DeletionTest` of the current settings (fitted, cached)."""
         return self._test(self._test_key(self.settings))["test"]
 
-    def close(self):
-        """Close every widget of the panel (frees the front-end views)."""
-        self.widget.close()
-        for w in [*self.controls.values(), self.figure, self.status]:
-            w.close()
-
-    def _repr_mimebundle_(self, **kwargs):
-        return self.widget._repr_mimebundle_(**kwargs)
+    def _closables(self):
+        return [*super()._closables(), self.figure]
 
     # ------------------------------------------------------------------ validation and controls
 
@@ -234,10 +225,6 @@ class DeletionTestPanel:
         self._controls_box = W.VBox([W.HBox([c["dataset"], c["dre"], c["statistic"]]),
                                      W.HBox([c["m"], c["lam"], c["alpha"]])])
 
-    def _on_change(self, _):
-        if not self._suspended:
-            self._refresh()
-
     # ------------------------------------------------------------------ computation (cached)
 
     def _setup(self, key):
@@ -289,11 +276,7 @@ class DeletionTestPanel:
         s = self.settings
         key = self._test_key(s)
         cached = key in self._tests
-        try:
-            drawn = self._test(key)
-        except Exception as exc:  # show the problem in the panel, then let it propagate
-            self.status.value = f"<span style='color:#B2182B'>⚠ {html.escape(str(exc))}</span>"
-            raise
+        drawn = self._test(key)  # a failure rolls the controls back (Panel._redraw)
         test, null, alternative = drawn["test"], drawn["null"], drawn["alternative"]
         direction = int(test.direction_)
         critical = critical_value(null, s["alpha"], direction)

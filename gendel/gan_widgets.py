@@ -4,7 +4,8 @@
 models from stored results (no training): for a bound B, Alg. 1 accepts a pre-trained sample y
 with probability min(ρ̂_E(y), B) / B, so the approximated model's label distribution is that of
 the stored pre-trained samples weighted by min(ρ̂_E, B)
-(:func:`gendel.gan.report.bound_label_distribution`). A redraw takes milliseconds.
+(:func:`gendel.gan.report.bound_label_distribution`). A redraw takes milliseconds; one that
+fails rolls the controls back to the last settings that drew (:class:`gendel._panel.Panel`).
 
 Widgets need a kernel (Jupyter, Binder, Colab); the book shows
 :func:`gendel.plotting.gan.bound_slider_figure` instead. Requires the ``widgets`` extra.
@@ -20,12 +21,13 @@ try:
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError('gendel.gan_widgets needs ipywidgets and anywidget: pip install "gendel[widgets]"') from exc
 
+from ._panel import Panel
 from .gan.report import MODEL_NAMES, bound_label_distribution, group
 from .images import CLASS_NAMES
 from .plotting.gan import DATASET_NAMES, MODEL_COLORS, setting_name
 
 
-class LabelPanel:
+class LabelPanel(Panel):
     """Controls for the data set, the deletion set (setting and λ) and the bound B, and the bars.
 
     Parameters
@@ -33,6 +35,19 @@ class LabelPanel:
     results : list of dict
         Job results with their arrays (:func:`gendel.gan.protocol.load_results`); the seeds of a
         deletion set are averaged.
+    bound : float
+        The initial bound B, in [1, 10] (the slider's range).
+
+    Attributes
+    ----------
+    settings : dict
+        ``dataset``, ``setting``, ``lam`` (the deletion set) and ``bound``.
+    figure : plotly.graph_objects.FigureWidget
+        The label bars of the pre-trained, re-trained and approximated models.
+    status : ipywidgets.HTML
+        Empty, or what made the last redraw fail (the controls are then back where they drew).
+    last_valid_settings_ : dict
+        The settings of the last redraw that worked.
 
     Examples
     --------
@@ -46,13 +61,16 @@ class LabelPanel:
         self.groups = {k: rs for k, rs in group(results).items() if all("arrays" in r for r in rs)}
         if not self.groups:
             raise ValueError("no results with stored samples: run the jobs first (gendel.gan.run_profile)")
-        keys = list(self.groups)
-        datasets = sorted({k[0] for k in keys})
-        self._dataset = W.Dropdown(options=[(DATASET_NAMES[d], d) for d in datasets], value=keys[0][0],
+        first = next(iter(self.groups))
+        bound = self._check_bound(bound)
+        datasets = sorted({k[0] for k in self.groups})
+        self._dataset = W.Dropdown(options=[(DATASET_NAMES[d], d) for d in datasets], value=first[0],
                                    description="data set")
-        self._deletion = W.Dropdown(description="deletion set")
+        self._deletion = W.Dropdown(options=self._deletions(first[0]), value=first[1:], description="deletion set")
         self._bound = W.FloatLogSlider(value=bound, base=10, min=0, max=1, step=0.01, description="bound B",
                                        continuous_update=False, readout_format=".2f")
+        self.controls = {"dataset": self._dataset, "deletion": self._deletion, "bound": self._bound}
+        self.status = W.HTML(value="")
         self.figure = go.FigureWidget()
         for k in ("pre", "re", "approx"):
             self.figure.add_bar(x=[], y=[], name=MODEL_NAMES[k], marker_color=MODEL_COLORS[k])
@@ -61,39 +79,74 @@ class LabelPanel:
                                   legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0))
         self.figure.update_xaxes(title_text="label")
         self.figure.update_yaxes(title_text="fraction of samples", rangemode="tozero")
-        self._sync_deletions()
         self._dataset.observe(self._on_dataset, names="value")
-        self._deletion.observe(lambda _: self.redraw(), names="value")
-        self._bound.observe(lambda _: self.redraw(), names="value")
-        self.widget = W.VBox([W.HBox([self._dataset, self._deletion]), self._bound, self.figure])
-        self.redraw()
-
-    def _sync_deletions(self):
-        options = [(setting_name(s, lam), (s, lam)) for (d, s, lam) in self.groups if d == self._dataset.value]
-        self._deletion.options = options
-        self._deletion.value = options[0][1]
-
-    def _on_dataset(self, _):
-        with self.figure.batch_update():
-            self._sync_deletions()
-        self.redraw()
+        self._deletion.observe(self._on_change, names="value")
+        self._bound.observe(self._on_change, names="value")
+        self.widget = W.VBox([W.HBox([self._dataset, self._deletion]), self._bound, self.status, self.figure])
+        self._start()
 
     def set(self, *, dataset=None, setting=None, lam=None, bound=None):
-        """Move the controls (as a reader would) and redraw."""
-        if dataset is not None:
-            self._dataset.value = dataset
-        if setting is not None or lam is not None:
-            s, lam0 = self._deletion.value
-            wanted = (setting or s, float(lam if lam is not None else lam0))
-            if (self._dataset.value, *wanted) not in self.groups:
-                raise ValueError(f"no results for {setting_name(*wanted)} on {self._dataset.value}; "
-                                 f"choose one of {[setting_name(*o[1]) for o in self._deletion.options]}")
-            self._deletion.value = wanted
-        if bound is not None:
-            if not 1.0 <= float(bound) <= 10.0:
-                raise ValueError(f"bound must lie in [1, 10] (the slider's range); got {bound}")
-            self._bound.value = float(bound)
-        return self
+        """Move the controls (as a reader would) and redraw once; returns self.
+
+        A data set without ``setting``/``lam`` shows its first deletion set. A deletion set without
+        results or a bound outside [1, 10] raises ``ValueError`` before anything moves; a redraw
+        that fails rolls the controls back to :attr:`last_valid_settings_` and raises.
+        """
+        return super().set(dataset=dataset, setting=setting, lam=lam, bound=bound)
+
+    def redraw(self):
+        """Draw the bars of the current controls."""
+        self._refresh()
+
+    # ------------------------------------------------------------------ Panel protocol
+
+    def _deletions(self, dataset):
+        return [(setting_name(s, lam), (s, lam)) for (d, s, lam) in self.groups if d == dataset]
+
+    @staticmethod
+    def _check_bound(bound):
+        if not 1.0 <= float(bound) <= 10.0:
+            raise ValueError(f"bound must lie in [1, 10] (the slider's range); got {bound}")
+        return float(bound)
+
+    def _validate(self, settings):
+        given = {k: v for k, v in settings.items() if v is not None}
+        now = self.settings
+        dataset = given.get("dataset", now["dataset"])
+        datasets = [d for _, d in self._dataset.options]
+        if dataset not in datasets:
+            raise ValueError(f"no results for data set {dataset!r}; choose one of {datasets}")
+        deletions = self._deletions(dataset)
+        setting, lam = (now["setting"], now["lam"]) if dataset == now["dataset"] else deletions[0][1]
+        wanted = (given.get("setting", setting), float(given.get("lam", lam)))
+        if (dataset, *wanted) not in self.groups:
+            raise ValueError(f"no results for {setting_name(*wanted)} on {dataset}; "
+                             f"choose one of {[name for name, _ in deletions]}")
+        bound = self._check_bound(given.get("bound", now["bound"]))
+        return {"dataset": dataset, "setting": wanted[0], "lam": wanted[1], "bound": bound}
+
+    def _read_controls(self):
+        setting, lam = self._deletion.value
+        return {"dataset": self._dataset.value, "setting": setting, "lam": lam, "bound": self._bound.value}
+
+    def _write_controls(self, values):
+        self._dataset.value = values["dataset"]
+        deletions = self._deletions(values["dataset"])
+        if list(self._deletion.options) != deletions:
+            self._deletion.options = deletions
+        self._deletion.value = (values["setting"], values["lam"])
+        self._bound.value = values["bound"]
+
+    def _on_dataset(self, change):
+        """A new data set from the browser: show its first deletion set, then redraw once."""
+        if not self._suspended:
+            with self._no_redraw():
+                self._deletion.options = self._deletions(change["new"])
+                self._deletion.value = self._deletion.options[0][1]
+            self._on_change()
+
+    def _closables(self):
+        return [*super()._closables(), self.figure]
 
     def bars(self):
         """The three label distributions and the acceptance rate at the current controls."""
@@ -106,7 +159,7 @@ class LabelPanel:
         approx = np.mean([d for d, _ in per_seed], axis=0)
         return {"pre": pre, "re": re, "approx": approx}, float(np.mean([a for _, a in per_seed]))
 
-    def redraw(self):
+    def _refresh(self):
         bars, acceptance = self.bars()
         dataset = self._dataset.value
         names = list(CLASS_NAMES[dataset])
@@ -116,9 +169,7 @@ class LabelPanel:
             self.figure.layout.title = (
                 f"Label distributions, {DATASET_NAMES[dataset]} {setting_name(*self._deletion.value)}"
                 f"<br><sup>bound B = {self._bound.value:.2f}: acceptance rate {acceptance:.1%}</sup>")
-
-    def _repr_mimebundle_(self, **kwargs):
-        return self.widget._repr_mimebundle_(**kwargs)
+        self.status.value = ""
 
 
 def label_panel(results, **kwargs):

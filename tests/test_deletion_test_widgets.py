@@ -83,6 +83,26 @@ def test_same_settings_give_the_same_numbers_whatever_came_before(panel, monkeyp
         fresh.close()
 
 
+def test_a_failing_set_rolls_the_controls_back_and_the_next_set_redraws(panel, monkeypatch):
+    import gendel.deletion_test_widgets as dtw
+
+    # a kNN whose k exceeds its training set (at most 2 N = 800 points): the fit fails in the redraw
+    monkeypatch.setitem(dtw._DRE_SPECS, "knn-10", ("knn", 10_000))
+    panel.set(statistic="lr", dre="exact", m=20, lam=0.9)
+    before, frame = panel.settings, panel.frame_
+    with pytest.raises(ValueError, match="exceeds"):
+        panel.set(dre="knn-10", m=30)
+    assert panel.settings == before == panel.last_valid_settings_
+    assert panel.frame_["m"] == 20 and "λ = 0.9" in panel.figure.layout.title.text
+    assert "exceeds" in panel.status.value and "dre = 'knn-10'" in panel.status.value
+    panel.controls["dre"].value = "knn-10"  # as the browser does: rolled back, not raised
+    assert panel.controls["dre"].value == "exact" and "exceeds" in panel.status.value
+    panel.set(m=30)
+    assert panel.frame_["m"] == 30 and "m = 30" in panel.figure.layout.title.text
+    assert "Redrawn in" in panel.status.value
+    np.testing.assert_array_equal(panel.frame_["null"].shape, frame["null"].shape)
+
+
 @pytest.mark.parametrize("bad", [dict(m=37), dict(alpha=0.2), dict(lam=0.55), dict(dre="kbc-0.3"),
                                  dict(statistic="LR"), dict(dataset="mnist"), dict(sigma_c=0.1), dict(m=True)])
 def test_bad_settings_are_refused_and_change_nothing(panel, bad):

@@ -50,3 +50,29 @@ def test_refuses_a_missing_deletion_set_and_bad_bound(results, monkeypatch):
         panel.set(bound=0.5)
     with pytest.raises(ValueError, match="no results"):
         LabelPanel([{k: v for k, v in r.items() if k != "arrays"} for r in results])
+
+
+def test_a_failing_redraw_rolls_the_controls_back(results, monkeypatch):
+    import comm
+
+    monkeypatch.setattr(comm, "create_comm", comm.DummyComm)
+
+    def damaged(r):  # a stored result whose ratios lost a sample: its bars cannot be drawn
+        arrays = {**r["arrays"], "pre_log_ratio": r["arrays"]["pre_log_ratio"][:-1]}
+        return {**r, "arrays": arrays}
+
+    broken = [damaged(r) if (r["job"]["dataset"], r["job"]["setting"]) == ("mnist", "odd") else r for r in results]
+    panel = LabelPanel(broken)
+    panel.set(dataset="mnist", setting="even", lam=0.7, bound=1.2)
+    before = panel.settings
+    with pytest.raises(ValueError):
+        panel.set(setting="odd", bound=2.0)
+    assert panel.settings == before == panel.last_valid_settings_
+    assert "setting = 'odd'" in panel.status.value and "even-0.7" in panel.figure.layout.title.text
+    panel._deletion.value = ("odd", 0.7)  # as the browser does: rolled back, not raised
+    assert panel.settings == before
+    panel.set(bound=3.0)
+    assert "B = 3.00" in panel.figure.layout.title.text and panel.status.value == ""
+    with pytest.raises(ValueError, match="bound"):  # refused before anything moves
+        panel.set(dataset="fashion-mnist", bound=0.5)
+    assert panel.settings == {**before, "bound": 3.0}

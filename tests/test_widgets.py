@@ -83,8 +83,8 @@ def test_maps_equal_direct_computation_kbc(panel):
     panel.set(sigma_c=0.13, lam=0.7, seed=3)
     X, deleted, _ = direct_setup(panel)
     _, _, points = panel.grid
-    expected_exact = ExactKDERatio(0.1).fit(X, deleted).ratio(points)
-    expected_kbc = KernelClassifierDRE(0.13).fit(X, deleted).ratio(points)
+    expected_exact = ExactKDERatio(bandwidth=0.1).fit(X, deleted).ratio(points)
+    expected_kbc = KernelClassifierDRE(bandwidth=0.13).fit(X, deleted).ratio(points)
     np.testing.assert_allclose(z(panel.maps_figure, 0), on_grid(panel, expected_exact), rtol=1e-6)
     np.testing.assert_allclose(z(panel.maps_figure, 1), on_grid(panel, expected_kbc), rtol=1e-6)
 
@@ -94,7 +94,7 @@ def test_maps_equal_direct_computation_knn_and_logreg(panel):
     X, deleted, _ = direct_setup(panel)
     _, _, points = panel.grid
     np.testing.assert_allclose(z(panel.maps_figure, 1),
-                               on_grid(panel, KNNClassifierDRE(7).fit(X, deleted).ratio(points)), rtol=1e-6)
+                               on_grid(panel, KNNClassifierDRE(k=7).fit(X, deleted).ratio(points)), rtol=1e-6)
     panel.set(dre="logreg")
     expected = ClassifierDRE(LogisticRegression()).fit(X, deleted).ratio(points)
     np.testing.assert_allclose(z(panel.maps_figure, 1), on_grid(panel, expected), rtol=1e-5)
@@ -114,7 +114,7 @@ def test_error_map_is_the_clipped_log_or_plain_difference(panel):
     X, deleted, exact = direct_setup(panel)
     _, _, points = panel.grid
     log_exact = exact.log_ratio(points)
-    log_est = KernelClassifierDRE(0.06).fit(X, deleted).log_ratio(points)
+    log_est = KernelClassifierDRE(bandwidth=0.06).fit(X, deleted).log_ratio(points)
     limit = ERROR_LIMITS["log"]
     np.testing.assert_allclose(z(panel.maps_figure, 2), on_grid(panel, np.clip(log_est - log_exact, -limit, limit)),
                                atol=1e-5)
@@ -191,7 +191,7 @@ def test_setting_a_widget_value_redraws_like_the_frontend_does(panel):
     panel.controls["sigma_c"].value = 0.16  # what a slider release does
     assert panel.settings["sigma_c"] == 0.16
     X, deleted, _ = direct_setup(panel)
-    expected = KernelClassifierDRE(0.16).fit(X, deleted).ratio(panel.grid[2])
+    expected = KernelClassifierDRE(bandwidth=0.16).fit(X, deleted).ratio(panel.grid[2])
     assert not np.array_equal(before, z(panel.maps_figure, 1))
     np.testing.assert_allclose(z(panel.maps_figure, 1), on_grid(panel, expected), rtol=1e-6)
 
@@ -254,7 +254,7 @@ def ks_bars(panel):
 
 def test_ks_bars_equal_synthetic_statistics(panel):
     panel.set(sigma_c=0.07, lam=0.65)
-    direct = experiments.synthetic_statistics("mog8", 0.65, KernelClassifierDRE(0.07), N=400, m=400, R=R,
+    direct = experiments.synthetic_statistics("mog8", 0.65, KernelClassifierDRE(bandwidth=0.07), N=400, m=400, R=R,
                                               sigma_a=0.1, seed=0)
     expected = np.array([[direct.ks[q, stat] for q in experiments.QUESTIONS] for stat in experiments.STATISTICS])
     np.testing.assert_allclose(ks_bars(panel), expected)
@@ -322,9 +322,33 @@ def test_errors_in_a_callback_are_shown_in_the_panel(panel, monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(panel, "_dre", broken)
+    monkeypatch.setattr(panel.state, "maps", broken)
     panel.controls["sigma_c"].value = 0.21
     assert "Error" in panel.status.value and "boom" in panel.status.value
+    assert panel.settings["sigma_c"] == DEFAULTS["sigma_c"]  # back at the last settings that drew
+
+
+def test_a_failing_set_rolls_the_controls_back_and_the_next_set_redraws():
+    # k = 60 passes validation (the slider goes to 100) but exceeds the kNN classifier's training
+    # set (at most 2 N = 40 points): the fit fails inside the redraw.
+    p = ExplorerPanel(N=20, m=20, resolution=30, R=R, dre="knn", k=5)
+    try:
+        before, maps = p.settings, z(p.maps_figure, 1)
+        with pytest.raises(ValueError, match="exceeds"):
+            p.set(k=60, sigma_a=0.15)
+        assert p.settings == before == p.last_valid_settings_
+        assert p.state.settings == before
+        assert "exceeds" in p.status.value and "k = 60" in p.status.value
+        np.testing.assert_array_equal(z(p.maps_figure, 1), maps)
+        p.controls["k"].value = 70  # a slider release in the browser: rolled back, not raised
+        assert p.controls["k"].value == 5 and "k = 70" in p.status.value
+        p.set(k=8)
+        assert "Error" not in p.status.value and p.settings["k"] == 8
+        X, deleted, _ = direct_setup(p)
+        expected = KNNClassifierDRE(k=8).fit(X, deleted).ratio(p.grid[2])
+        np.testing.assert_allclose(z(p.maps_figure, 1), on_grid(p, expected), rtol=1e-6)
+    finally:
+        p.close()
 
 
 # ------------------------------------------------------------------------------------------
@@ -397,7 +421,7 @@ def test_precomputed_ks_figure_steps_equal_synthetic_statistics():
     assert [s.label for s in steps] == ["0.060", "0.100"]
     assert fig.layout.sliders[0].active == 1  # the step at sigma_C = sigma_A
     for step, sigma_c in zip(steps, sigma_cs):
-        direct = experiments.synthetic_statistics("mog8", 0.8, KernelClassifierDRE(sigma_c), R=R)
+        direct = experiments.synthetic_statistics("mog8", 0.8, KernelClassifierDRE(bandwidth=sigma_c), R=R)
         expected = [[direct.ks[q, stat] for q in experiments.QUESTIONS] for stat in experiments.STATISTICS]
         np.testing.assert_allclose(step.args[0]["y"], expected)
     np.testing.assert_allclose([t.y for t in fig.data], steps[1].args[0]["y"])

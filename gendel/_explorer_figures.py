@@ -1,0 +1,161 @@
+"""The figures of the explorer panel (:class:`gendel.widgets.ExplorerPanel`), built and drawn.
+
+``build_*`` make the empty figures (plain ``plotly.graph_objects.Figure``; the panel wraps them in
+``FigureWidget``), ``draw_*`` fill them from :class:`gendel.explorer.ExplorerState`'s results.
+Each works on a ``Figure`` and a ``FigureWidget`` alike; nothing here imports ipywidgets.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from .experiments import QUESTIONS, STATISTICS
+from .explorer import describe_dre, describe_settings
+from .plotting.common import COLORS, STAT_COLORS, STAT_LABELS, STAT_SHORT
+from .plotting.maps import RATIO_ZMAX, ratio_colorscale, ratio_heatmap, square_axes
+
+#: Width in pixels of the panel's figures in a live notebook (static snapshots fill their column).
+LIVE_WIDTH = 980
+
+#: The five (sample, ratio) distributions the three questions compare (experiments.KEYS),
+#: drawn in the paper's colours; rho_hat_E is hatched.
+_SAMPLE_LABEL = {"H0": "Y_H0", "H1": "Y_H1", "D": "Y_D"}
+_RATIO_LABEL = {"exact": "ρ̂", "dre": "ρ̂_E"}
+
+#: The error map's diverging scale on [-limit, limit], white at 0: the ratio scale on [0, 2].
+_ERROR_SCALE = ratio_colorscale(2.0)
+
+
+def build_maps_figure(n):
+    """The empty figure of the three ratio maps (as in Fig. 3) on an ``n`` x ``n`` grid."""
+    empty = np.ones((n, n), dtype=np.float32)
+    xs = ys = np.linspace(0.0, 1.0, n)
+    maps = make_subplots(rows=1, cols=3, subplot_titles=("ρ̂", "ρ̂_E", "error"), horizontal_spacing=0.1)
+    maps.add_trace(ratio_heatmap(xs, ys, empty, zmax=RATIO_ZMAX, showscale=False, name="ρ̂"), row=1, col=1)
+    maps.add_trace(ratio_heatmap(xs, ys, empty, zmax=RATIO_ZMAX, name="ρ̂_E", colorbar_title="ratio"), row=1, col=2)
+    maps.add_trace(go.Heatmap(x=xs, y=ys, z=0 * empty, colorscale=_ERROR_SCALE, zmin=-1.0, zmax=1.0, name="error",
+                              colorbar=dict(thickness=12, len=0.8, x=1.0, xanchor="left", title=dict(text="error")),
+                              hovertemplate="x=%{x:.2f}<br>y=%{y:.2f}<br>error=%{z:.3f}<extra></extra>"),
+                   row=1, col=3)
+    maps.data[1].colorbar.update(x=maps.layout.xaxis2.domain[1] + 0.005, xanchor="left")
+    # The ratio colour bar sits in the gap before the error map: its y ticks and title would collide
+    # with the bar's, and the window is that of the other two maps.
+    maps.update_yaxes(showticklabels=False, row=1, col=3)
+    maps.update_layout(template="plotly_white", width=LIVE_WIDTH, height=400, margin=dict(l=50, r=30, t=100, b=45),
+                       title=dict(text="Ratio maps", font_size=14))
+    return maps
+
+
+def build_stats_figure():
+    """The empty figure of the KS bars and the distributions behind them.
+
+    Returns the figure and ``hist_traces``: (question, (sample, ratio)) -> index of its histogram trace.
+    """
+    # KS bars (column 1) and the distributions behind them (columns 2-4). Histograms are bar
+    # traces drawn over each other, so the KS bars are placed by hand (offset and width)
+    # instead of by barmode="group".
+    stats = make_subplots(rows=1, cols=4, horizontal_spacing=0.075,
+                          subplot_titles=["KS statistics"] + list(QUESTIONS))
+    width = 0.8 / len(STATISTICS)
+    for i, stat in enumerate(STATISTICS):
+        stats.add_bar(x=list(range(len(QUESTIONS))), y=[0.0] * len(QUESTIONS), offset=-0.4 + i * width,
+                      width=width, name=STAT_SHORT[stat], marker_color=STAT_COLORS[stat], legend="legend",
+                      customdata=list(QUESTIONS),
+                      hovertemplate="%{customdata}: KS = %{y:.3f}<extra>" + STAT_SHORT[stat] + "</extra>",
+                      row=1, col=1)
+    stats.update_xaxes(tickvals=list(range(len(QUESTIONS))), ticktext=list(QUESTIONS), range=[-0.5, 2.5],
+                       title_text="question", row=1, col=1)
+    stats.update_yaxes(range=[0, 1], title_text="KS statistic", row=1, col=1)
+    shown = set()
+    hist_traces = {}
+    for col, (q, pair) in enumerate(QUESTIONS.items(), start=2):
+        for key in pair:
+            sample, ratio = key
+            hist_traces[q, key] = len(stats.data)
+            stats.add_bar(
+                x=[0.0], y=[0], name=f"{_SAMPLE_LABEL[sample]} with {_RATIO_LABEL[ratio]}", legend="legend2",
+                legendgroup=f"{sample}|{ratio}", showlegend=key not in shown, opacity=0.6,
+                marker=dict(color=COLORS[sample], line_width=0, pattern_shape="/" if ratio == "dre" else ""),
+                hovertemplate="%{x:.4f}: %{y} repeats<extra></extra>", row=1, col=col,
+            )
+            shown.add(key)
+        stats.update_yaxes(title_text="repeats" if col == 2 else None, row=1, col=col)
+        stats.update_xaxes(nticks=4, row=1, col=col)
+    stats.update_layout(
+        template="plotly_white", barmode="overlay", bargap=0, width=LIVE_WIDTH, height=555,
+        # The title (three lines once drawn) hangs from the top of the figure, under the mode
+        # bar and clear of the two-line subplot titles above the panels.
+        margin=dict(l=50, r=20, t=140, b=165),
+        title=dict(text="KS statistics and the distributions behind them", font_size=14, y=1.0, yref="container",
+                   yanchor="top", pad=dict(t=24)),
+        # Two vertical legends under the panels: horizontal ones would widen the right margin
+        # instead of wrapping on narrow pages.
+        legend=dict(orientation="v", x=0.0, xanchor="left", y=-0.19, yanchor="top", font_size=11),
+        legend2=dict(orientation="v", x=0.3, xanchor="left", y=-0.19, yanchor="top", font_size=11,
+                     tracegroupgap=0),
+    )
+    return stats, hist_traces
+
+
+def draw_maps(fig, maps, s, N):
+    """Draw :class:`~gendel.explorer.RatioMaps` ``maps`` of settings ``s`` (training set size ``N``) into ``fig``."""
+    # Each trace is updated on its own: a batch_update that edits traces on different keys
+    # sends null for the keys a trace did not change (plotly 7.1 FigureWidget), which loses
+    # the colour range of the untouched traces in the browser.
+    n, limit = len(maps.ys), maps.limit
+    err_label, err_title = ("log ρ̂_E − log ρ̂", "log error") if maps.mode == "log" else ("ρ̂_E − ρ̂", "difference")
+    mean_text = "∞" if np.isinf(maps.mean_error) else f"{maps.mean_error:.3f}"
+    titles = (
+        f"ρ̂ = p̂′/p̂ (exact, σ_A = {s['sigma_a']:.3f})",
+        f"ρ̂_E ({describe_dre(s['dre'], sigma_c=s['sigma_c'], k=s['k'])})",
+        f"{err_label}<br><sup>mean |·| under p̂: {mean_text}</sup>",
+    )
+    for trace, ratio in zip(fig.data[:2], (maps.exact, maps.estimate)):
+        trace.update(x=maps.xs, y=maps.ys, z=ratio.astype(np.float32))
+    fig.data[2].update(x=maps.xs, y=maps.ys, z=maps.clipped_error().astype(np.float32), zmin=-limit, zmax=limit,
+                       colorbar_title_text=err_title)
+    with fig.batch_update():
+        for annotation, text in zip(fig.layout.annotations, titles):
+            annotation.update(text=text, font_size=13)
+        fig.layout.title.text = (f"Ratio maps as in Fig. 3<br><sup>{describe_settings(s)} · N = {N}, "
+                                 f"{n} × {n} grid</sup>")
+        square_axes(fig, s["dataset"], rows=1, cols=3, y_title_cols=(1, 2))
+
+def draw_ks(fig, result, R, m):
+    """Draw the KS statistics of ``result`` (R repeats of m samples per set) as the bars of ``fig``."""
+    for trace, stat in zip(fig.data[: len(STATISTICS)], STATISTICS):
+        trace.y = [result.ks[q, stat] for q in QUESTIONS]
+    fig.layout.annotations[0].text = f"KS statistics<br><sup>R = {R}, m = {m}</sup>"
+
+def draw_distributions(fig, hist_traces, s, result):
+    """Draw the histograms of ``s["statistic"]`` over the repeats of ``result`` (settings ``s``) into ``fig``."""
+    stat = s["statistic"]
+    values = result.values[stat]
+    titles = []
+    for q, pair in QUESTIONS.items():
+        finite = [values[key][np.isfinite(values[key])] for key in pair]
+        dropped = sum(values[key].size for key in pair) - sum(f.size for f in finite)
+        both = np.concatenate(finite)
+        if both.size == 0:
+            both = np.zeros(1)
+        lo, hi = float(both.min()), float(both.max())
+        if hi - lo < 1e-12:
+            lo, hi = lo - 0.5e-3, hi + 0.5e-3
+        edges = np.linspace(lo, hi, 26)
+        for key, f in zip(pair, finite):
+            counts, _ = np.histogram(f, bins=edges)
+            fig.data[hist_traces[q, key]].update(x=0.5 * (edges[:-1] + edges[1:]), y=counts,
+                                                       width=edges[1] - edges[0])
+        extra = f", {dropped} at −∞ not drawn" if dropped else ""
+        titles.append(f"{q}<br><sup>KS = {result.ks[q, stat]:.3f}{extra}</sup>")
+    with fig.batch_update():
+        for annotation, text in zip(fig.layout.annotations[1:], titles):
+            annotation.text = text
+        for col in range(2, 5):
+            fig.update_xaxes(title_text=STAT_LABELS[stat], row=1, col=col)
+        fig.layout.title.text = (f"KS statistics (as in Fig. 4) and the distributions behind them (Figs. 5, 6)<br>"
+                                 f"<sup>Q1 DRE approximation, Q2 fast deletion, Q3 deletion test · "
+                                 f"histograms of {STAT_LABELS[stat]} over R = {s['R']} repeats<br>"
+                                 f"{describe_settings(s)}</sup>")

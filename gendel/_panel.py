@@ -1,0 +1,170 @@
+"""What every live panel of gendel shares: settings, ``set``, rollback, ``close`` and display.
+
+A panel is a set of controls (ipywidgets with a ``value``), a status line and figures drawn from
+the controls' values. :class:`Panel` holds the protocol that the panels of
+:mod:`gendel.widgets`, :mod:`gendel.deletion_test_widgets` and :mod:`gendel.gan_widgets` have in
+common:
+
+- :attr:`Panel.settings` reads the controls, :meth:`Panel.set` validates every new value first
+  (nothing changes when one is bad), moves the controls without a redraw per control, then
+  redraws once;
+- a redraw that fails (in :meth:`Panel.set` or after a control moved in the browser) rolls the
+  controls back to the last settings that drew, redraws those, and says on the status line what
+  failed, so the next valid change works;
+- :meth:`Panel.close` and ``_repr_mimebundle_`` (a panel displays as its widget).
+
+This module imports neither ipywidgets nor plotly: the subclasses build the widgets.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import html
+from collections import OrderedDict
+
+
+def _text(value):
+    """``str(value)`` escaped for an HTML status line (quotes kept readable)."""
+    return html.escape(str(value), quote=False)
+
+
+class _LRU(OrderedDict):
+    """A small least-recently-used cache.
+
+    Examples
+    --------
+    >>> cache = _LRU(2)
+    >>> cache.get_or_compute("a", lambda: 1), cache.get_or_compute("b", lambda: 2)
+    (1, 2)
+    >>> cache.get_or_compute("a", lambda: 99)   # cached: not recomputed
+    1
+    >>> cache.get_or_compute("c", lambda: 3)    # evicts "b", the least recently used
+    3
+    >>> list(cache)
+    ['a', 'c']
+    """
+
+    def __init__(self, maxsize):
+        super().__init__()
+        self.maxsize = maxsize
+
+    def get_or_compute(self, key, compute):
+        if key in self:
+            self.move_to_end(key)
+            return self[key]
+        value = compute()
+        self[key] = value
+        if len(self) > self.maxsize:
+            self.popitem(last=False)
+        return value
+
+
+class Panel:
+    """Base of the live panels: settings, atomic ``set`` with rollback, ``close``, display.
+
+    A subclass builds ``self.controls`` (setting name -> widget with a ``value``),
+    ``self.status`` (a widget with an HTML ``value``) and ``self.widget`` (the whole panel),
+    observes every control with :meth:`_on_change`, calls :meth:`_start` once at the end of its
+    ``__init__``, and implements
+
+    - ``_validate(settings)``: the checked values of a ``set(**settings)`` call, as a dict; it
+      raises (``TypeError``/``ValueError``, saying what was wrong) before anything moves;
+    - ``_refresh()``: bring the figures up to date with the controls; it may raise.
+
+    It may override ``_read_controls``/``_write_controls`` when its settings are not one control
+    each, and ``_closables`` to close more widgets.
+
+    Attributes
+    ----------
+    last_valid_settings_ : dict
+        The settings of the last redraw that succeeded: where a failed one rolls back to.
+    """
+
+    _suspended = False
+
+    # ------------------------------------------------------------------ public API
+
+    @property
+    def settings(self):
+        """The current values of all controls, as a dict."""
+        return self._read_controls()
+
+    def set(self, **settings):
+        """Change one or more settings and redraw once; returns self.
+
+        A bad value (wrong type, outside its control's range, unknown name) raises before any
+        control moves. If the redraw itself fails (e.g. a kNN with k larger than its training
+        set), the controls roll back to :attr:`last_valid_settings_`, the status line says what
+        failed, and the error is raised.
+        """
+        values = self._validate(settings)
+        with self._no_redraw():
+            self._write_controls(values)
+        self._redraw(raise_errors=True)
+        return self
+
+    def close(self):
+        """Close every widget of the panel (frees the front-end views)."""
+        for w in [self.widget, *self._closables()]:
+            w.close()
+
+    def _repr_mimebundle_(self, **kwargs):
+        return self.widget._repr_mimebundle_(**kwargs)
+
+    # ------------------------------------------------------------------ for subclasses
+
+    def _read_controls(self):
+        return {name: control.value for name, control in self.controls.items()}
+
+    def _write_controls(self, values):
+        for name, value in values.items():
+            self.controls[name].value = value
+
+    def _closables(self):
+        return [*self.controls.values(), self.status]
+
+    def _start(self):
+        """The first draw, at the end of ``__init__``; a failure here propagates (no state to go back to)."""
+        self._refresh()
+        self.last_valid_settings_ = self.settings
+
+    @contextlib.contextmanager
+    def _no_redraw(self):
+        """Move controls without a redraw per control."""
+        previous, self._suspended = self._suspended, True
+        try:
+            yield
+        finally:
+            self._suspended = previous
+
+    def _on_change(self, change=None):
+        """Observer of every control: redraw, rolling back (not raising) on failure."""
+        if not self._suspended:
+            self._redraw(raise_errors=False)
+
+    def _show_error(self, text):
+        self.status.value = f"<span style='font-size:0.9em'><b style='color:#B00020'>Error:</b> {text}</span>"
+
+    # ------------------------------------------------------------------ redraw with rollback
+
+    def _redraw(self, *, raise_errors):
+        try:
+            self._refresh()
+        except Exception as exc:
+            failed = self.settings
+            self._roll_back()
+            changed = ", ".join(f"{k} = {v!r}" for k, v in failed.items() if self.last_valid_settings_.get(k) != v)
+            self._show_error(f"{_text(exc)}<br>(at {_text(changed or 'the same settings')}; "
+                             "the controls are back at the last settings that worked)")
+            if raise_errors:
+                raise
+        else:
+            self.last_valid_settings_ = self.settings
+
+    def _roll_back(self):
+        with self._no_redraw():
+            self._write_controls(self.last_valid_settings_)
+        try:
+            self._refresh()  # mostly from the caches: these settings drew before
+        except Exception:  # pragma: no cover - the status line reports the first error
+            pass

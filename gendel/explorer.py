@@ -1,0 +1,352 @@
+"""The state behind the §5.1 explorer panel, without widgets: settings, caches, maps, KS results.
+
+:class:`ExplorerState` holds the validated settings of :class:`gendel.widgets.ExplorerPanel`
+(data set, lambda, sigma_A, the DRE and its hyper-parameter, seed, repeats R, ...) and computes
+for them
+
+- the ratio maps of Fig. 3 (:meth:`ExplorerState.maps`): the exact ratio rho_hat = p_hat' / p_hat
+  of the KDE learner, the estimate rho_hat_E of the chosen DRE and their error, on a grid;
+- the KS statistics of Fig. 4 and the distributions behind them
+  (:meth:`ExplorerState.statistics`, :func:`gendel.experiments.synthetic_statistics`).
+
+Everything reusable is cached (least recently used first out): the data, the deletion set and
+the exact ratio (keyed by data set, lambda, sigma_A and seed), the grid, each fitted DRE with its
+map, and each KS result. Moving sigma_C refits only the DRE; the data are not redrawn.
+
+This module imports neither ipywidgets nor plotly: the state can be used and tested without a
+notebook. The panel in :mod:`gendel.widgets` builds the controls and figures and draws from it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import experiments
+from ._panel import _LRU
+from ._validation import check_count, check_lambda, check_positive
+from .data import EXTENT, LABELS, check_dataset
+from .dre import DRE_CHOICES
+from .dre import make_dre as _make_dre
+from .experiments import STATISTICS, grid
+
+#: Choices of the panel's drop-downs and toggles: value -> label.
+DATASETS = LABELS
+DRES = {kind: choice.label for kind, choice in DRE_CHOICES.items()}
+MAP_MODES = {"difference": "ρ̂_E − ρ̂", "log": "log ρ̂_E − log ρ̂"}
+R_CHOICES = (25, 50, 100, 250)
+
+#: Ranges of the sliders (min, max, step). Values set through ``set`` must lie in these ranges;
+#: they need not lie on a step.
+RANGES = {
+    "lam": (0.5, 0.9, 0.01),
+    "sigma_a": (0.02, 0.3, 0.005),
+    "sigma_c": (0.02, 0.3, 0.005),
+    "k": (1, 100, 1),
+    "seed": (0, 10_000, 1),
+}
+
+#: The defaults: the paper's setting of Figs. 3-6 (MoG-8, lambda = 0.8, sigma_A = 0.1, KBC with
+#: sigma_C = sigma_A) with R = 100 repeats instead of 250, so one update takes ~1 s.
+DEFAULTS = dict(dataset="mog8", lam=0.8, sigma_a=0.1, dre="kbc", sigma_c=0.1, k=10, seed=0, R=100,
+                map_mode="log", statistic="LR", live_ks=True)
+
+#: Colour-bar limits of the error map, per mode: differences outside are drawn at the ends.
+ERROR_LIMITS = {"difference": 0.5, "log": 1.5}
+
+
+def _dre_value(kind, sigma_c, k):
+    """The hyper-parameter of DRE family ``kind`` among the panel's settings (None if it has none)."""
+    try:
+        param = DRE_CHOICES[kind].param
+    except (KeyError, TypeError):
+        raise ValueError(f"dre must be one of {tuple(DRE_CHOICES)}; got {kind!r}") from None
+    return {"sigma_c": sigma_c, "k": k}.get(param)
+
+
+def make_dre(kind, *, sigma_c=0.1, k=10):
+    """The unfitted DRE of the panel for a choice of ``kind`` (a key of :data:`gendel.dre.DRE_CHOICES`).
+
+    Only the hyper-parameter of the family is used: ``sigma_c`` for "kbc", ``k`` for "knn".
+
+    Examples
+    --------
+    >>> make_dre("knn", k=5)
+    KNNClassifierDRE(k=5)
+    """
+    return _make_dre(kind, _dre_value(kind, sigma_c, k))
+
+
+def describe_dre(kind, *, sigma_c=0.1, k=10):
+    """A short label of a DRE choice.
+
+    Examples
+    --------
+    >>> describe_dre("kbc", sigma_c=0.1)
+    'KBC, σ_C = 0.100'
+    """
+    return DRE_CHOICES[kind].describe(_dre_value(kind, sigma_c, k))
+
+
+def describe_settings(settings):
+    """Explorer settings (all of :data:`DEFAULTS`) in words.
+
+    Examples
+    --------
+    >>> describe_settings(DEFAULTS)
+    'MoG-8, λ = 0.80, σ_A = 0.100, KBC, σ_C = 0.100, seed 0'
+    """
+    s = settings
+    return (f"{DATASETS[s['dataset']]}, λ = {s['lam']:.2f}, σ_A = {s['sigma_a']:.3f}, "
+            f"{describe_dre(s['dre'], sigma_c=s['sigma_c'], k=s['k'])}, seed {s['seed']}")
+
+
+def validate_settings(settings):
+    """Check explorer settings (names of :data:`DEFAULTS`); returns them with normalised values.
+
+    Raises ``TypeError`` for an unknown name or a value of the wrong type and ``ValueError`` for a
+    value outside its control's choices or range.
+
+    Examples
+    --------
+    >>> validate_settings({"dataset": "CKB-8", "lam": 0.6})
+    {'dataset': 'ckb8', 'lam': 0.6}
+    """
+    out = {}
+    for name, value in settings.items():
+        if name not in DEFAULTS:
+            raise TypeError(f"unknown setting {name!r}; the panel's settings are {tuple(DEFAULTS)}")
+        if name == "dataset":
+            value = check_dataset(value)
+        elif name in ("dre", "map_mode", "statistic"):
+            choices = {"dre": tuple(DRES), "map_mode": tuple(MAP_MODES), "statistic": STATISTICS}[name]
+            if value not in choices:
+                raise ValueError(f"{name} must be one of {choices}; got {value!r}")
+        elif name == "live_ks":
+            if not isinstance(value, (bool, np.bool_)):
+                raise TypeError(f"live_ks must be True or False; got {value!r}")
+            value = bool(value)
+        elif name == "R":
+            value = check_count(value, "R", minimum=2)
+            if value not in R_CHOICES:
+                raise ValueError(f"R must be one of {R_CHOICES}; got {value}")
+        else:
+            lo, hi, _ = RANGES[name]
+            if name == "lam":
+                value = check_lambda(value)
+            elif name in ("k", "seed"):
+                value = check_count(value, name, minimum=0)
+            else:
+                value = check_positive(value, name)
+            if not lo <= value <= hi:
+                raise ValueError(f"{name} must lie in [{lo}, {hi}] (the range of its slider); got {value!r}")
+        out[name] = value
+    return out
+
+
+def weighted_abs_mean(values, log_weights):
+    """sum_i w_i |v_i| / sum_i w_i with w = exp(log_weights); inf when a weighted value is infinite.
+
+    Examples
+    --------
+    >>> float(weighted_abs_mean(np.array([1.0, -3.0]), np.log([3.0, 1.0])))
+    1.5
+    """
+    w = np.exp(log_weights - log_weights.max())
+    a = np.abs(values)
+    if np.any(np.isinf(a) & (w > 0)):
+        return float("inf")
+    return float(np.sum(w * np.where(np.isinf(a), 0.0, a)) / np.sum(w))
+
+
+@dataclass(frozen=True)
+class RatioMaps:
+    """The ratio maps of Fig. 3 on a grid: ``z[iy, ix]`` is the value at ``(xs[ix], ys[iy])``.
+
+    Attributes
+    ----------
+    xs, ys : ndarray
+        The grid's coordinates.
+    exact, estimate : ndarray (n, n)
+        rho_hat = p_hat' / p_hat of the KDE learner and the DRE's rho_hat_E.
+    error : ndarray (n, n)
+        log rho_hat_E - log rho_hat (``mode="log"``; may be infinite or nan where a ratio is 0)
+        or rho_hat_E - rho_hat (``mode="difference"``).
+    mode : str
+        A key of :data:`MAP_MODES`.
+    mean_error : float
+        The mean of ``|error|`` under the pre-trained KDE p_hat on the grid (inf when an infinite
+        error has weight).
+    """
+
+    xs: np.ndarray
+    ys: np.ndarray
+    exact: np.ndarray
+    estimate: np.ndarray
+    error: np.ndarray
+    mode: str
+    mean_error: float
+
+    @property
+    def limit(self):
+        """The colour-bar limit of the error map (:data:`ERROR_LIMITS`)."""
+        return ERROR_LIMITS[self.mode]
+
+    def clipped_error(self):
+        """The error as drawn: clipped to [-limit, limit], ±inf at the ends and nan as 0."""
+        limit = self.limit
+        return np.clip(np.nan_to_num(self.error, nan=0.0, neginf=-limit, posinf=limit), -limit, limit)
+
+
+class ExplorerState:
+    """The settings of the §5.1 explorer and what they compute, cached, without any widget.
+
+    Parameters
+    ----------
+    N, m : int
+        Training set size and size of each sample set of the deletion test (paper: 400, 400).
+    resolution : int
+        Grid points per axis of the ratio maps (150: a 150 x 150 grid).
+    **settings
+        Initial settings, see :data:`DEFAULTS` (validated by :func:`validate_settings`).
+
+    Attributes
+    ----------
+    n_setups_, n_dre_fits_, n_ks_runs_ : int
+        How many times the state drew the data and fitted the exact ratio, fitted a DRE and ran
+        the KS computation (the caches keep these below the number of requests).
+
+    Examples
+    --------
+    >>> state = ExplorerState(N=40, m=20, resolution=10, R=25, dre="knn", k=3)
+    >>> state.maps().estimate.shape
+    (10, 10)
+    >>> state.set(k=5).dre()
+    KNNClassifierDRE(k=5)
+    >>> state.n_setups_, state.n_dre_fits_       # the data were drawn once
+    (1, 2)
+    """
+
+    def __init__(self, *, N=400, m=400, resolution=150, **settings):
+        self.N = check_count(N, "N", minimum=2)
+        self.m = check_count(m, "m")
+        self.resolution = check_count(resolution, "resolution", minimum=2)
+        self._settings = {**DEFAULTS, **validate_settings(settings)}
+        self._setups, self._dres, self._ks = _LRU(8), _LRU(16), _LRU(32)
+        self._grids = {}
+        self.n_setups_ = self.n_dre_fits_ = self.n_ks_runs_ = 0
+
+    @property
+    def settings(self):
+        """The current settings, as a new dict."""
+        return dict(self._settings)
+
+    def set(self, **settings):
+        """Change settings after checking all of them (nothing changes when one is bad); returns self."""
+        self._settings.update(validate_settings(settings))
+        return self
+
+    # ------------------------------------------------------------------ cache keys
+
+    @property
+    def setup_key(self):
+        """(dataset, lam, sigma_a, seed): what the data, deletion set and exact ratio depend on."""
+        s = self._settings
+        return (s["dataset"], float(s["lam"]), float(s["sigma_a"]), int(s["seed"]))
+
+    @property
+    def dre_key(self):
+        """(kind,) or (kind, hyper-parameter): what the unfitted DRE depends on."""
+        s = self._settings
+        value = _dre_value(s["dre"], s["sigma_c"], s["k"])
+        return (s["dre"],) if value is None else (s["dre"], value)
+
+    @property
+    def ks_key(self):
+        """What the KS statistics depend on: the setup, the DRE and R."""
+        return (self.setup_key, self.dre_key, self._settings["R"])
+
+    def has_statistics(self):
+        """Whether the KS statistics of the current settings are cached."""
+        return self.ks_key in self._ks
+
+    def describe(self):
+        """The current settings in words (:func:`describe_settings`)."""
+        return describe_settings(self._settings)
+
+    # ------------------------------------------------------------------ computations (cached)
+
+    @property
+    def grid(self):
+        """``(xs, ys, points)`` of the maps; row ``iy * resolution + ix`` of points is ``(xs[ix], ys[iy])``."""
+        return self._grid(self._settings["dataset"])
+
+    def _grid(self, dataset):
+        if dataset not in self._grids:
+            self._grids[dataset] = grid(EXTENT[dataset], self.resolution)
+        return self._grids[dataset]
+
+    def _setup(self, key):
+        def compute():
+            dataset, lam, sigma_a, seed = key
+            X, deleted, exact = experiments.setup(dataset, lam, N=self.N, sigma_a=sigma_a, seed=seed)
+            _, _, points = self._grid(dataset)
+            self.n_setups_ += 1
+            return {
+                "data": (X, deleted, exact),
+                "log_ratio": exact.log_ratio(points),  # log rho_hat on the grid
+                "log_p": exact.pretrained_.log_prob(points),  # log p_hat on the grid (error weights)
+            }
+
+        return self._setups.get_or_compute(key, compute)
+
+    def _dre(self, setup_key, dre_key):
+        def compute():
+            X, deleted, _ = self._setup(setup_key)["data"]
+            dre = _make_dre(*dre_key).fit(X, deleted)
+            _, _, points = self._grid(setup_key[0])
+            self.n_dre_fits_ += 1
+            return {"dre": dre, "log_ratio": dre.log_ratio(points)}
+
+        return self._dres.get_or_compute((setup_key, dre_key), compute)
+
+    def setup(self):
+        """``(X, deleted, exact)`` of the current settings (see :func:`gendel.experiments.setup`)."""
+        return self._setup(self.setup_key)["data"]
+
+    def dre(self):
+        """The fitted DRE rho_hat_E of the current settings."""
+        return self._dre(self.setup_key, self.dre_key)["dre"]
+
+    def maps(self):
+        """The :class:`RatioMaps` of the current settings (error as set by ``map_mode``)."""
+        setup = self._setup(self.setup_key)
+        log_exact, log_est = setup["log_ratio"], self._dre(self.setup_key, self.dre_key)["log_ratio"]
+        mode = self._settings["map_mode"]
+        if mode == "log":
+            with np.errstate(invalid="ignore"):
+                error = log_est - log_exact
+        else:
+            error = np.exp(log_est) - np.exp(log_exact)
+        xs, ys, _ = self.grid
+        n = self.resolution
+        return RatioMaps(xs, ys, np.exp(log_exact).reshape(n, n), np.exp(log_est).reshape(n, n),
+                         error.reshape(n, n), mode, weighted_abs_mean(error, setup["log_p"]))
+
+    def statistics(self):
+        """The :class:`~gendel.experiments.SyntheticStatistics` (KS of Q1-Q3) of the current settings."""
+        setup_key, dre_key, R = key = self.ks_key
+
+        def compute():
+            dataset, lam, sigma_a, seed = setup_key
+            result = experiments.synthetic_statistics(dataset, lam, _make_dre(*dre_key), N=self.N, m=self.m,
+                                                      R=R, sigma_a=sigma_a, seed=seed)
+            self.n_ks_runs_ += 1
+            return result
+
+        return self._ks.get_or_compute(key, compute)
+
+
+__all__ = ["DATASETS", "DEFAULTS", "DRES", "ERROR_LIMITS", "ExplorerState", "MAP_MODES", "RANGES", "R_CHOICES",
+           "RatioMaps", "describe_dre", "describe_settings", "make_dre", "validate_settings", "weighted_abs_mean"]
