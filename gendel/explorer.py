@@ -30,6 +30,7 @@ from .data import EXTENT, LABELS, check_dataset
 from .dre import DRE_CHOICES
 from .dre import make_dre as _make_dre
 from .experiments import STATISTICS, grid
+from .protocol import Protocol
 
 #: Choices of the panel's drop-downs and toggles: value -> label.
 DATASETS = LABELS
@@ -250,10 +251,15 @@ class ExplorerState:
     # ------------------------------------------------------------------ cache keys
 
     @property
-    def setup_key(self):
-        """(dataset, lam, sigma_a, seed): what the data, deletion set and exact ratio depend on."""
+    def protocol(self):
+        """The :class:`~gendel.protocol.Protocol` of the current settings: the key of the KS cache."""
         s = self._settings
-        return (s["dataset"], float(s["lam"]), float(s["sigma_a"]), int(s["seed"]))
+        return Protocol(s["dataset"], s["lam"], N=self.N, m=self.m, R=s["R"], sigma_a=s["sigma_a"], seed=s["seed"])
+
+    @property
+    def setup_key(self):
+        """The protocol without m and R: what the data, deletion set and exact ratio depend on."""
+        return self.protocol.replace(m=1, R=2)
 
     @property
     def dre_key(self):
@@ -264,8 +270,8 @@ class ExplorerState:
 
     @property
     def ks_key(self):
-        """What the KS statistics depend on: the setup, the DRE and R."""
-        return (self.setup_key, self.dre_key, self._settings["R"])
+        """What the KS statistics depend on: the protocol and the DRE."""
+        return (self.protocol, self.dre_key)
 
     def has_statistics(self):
         """Whether the KS statistics of the current settings are cached."""
@@ -289,9 +295,8 @@ class ExplorerState:
 
     def _setup(self, key):
         def compute():
-            dataset, lam, sigma_a, seed = key
-            X, deleted, exact = experiments.setup(dataset, lam, N=self.N, sigma_a=sigma_a, seed=seed)
-            _, _, points = self._grid(dataset)
+            X, deleted, exact = experiments.setup(key)
+            _, _, points = self._grid(key.dataset)
             self.n_setups_ += 1
             return {
                 "data": (X, deleted, exact),
@@ -305,7 +310,7 @@ class ExplorerState:
         def compute():
             X, deleted, _ = self._setup(setup_key)["data"]
             dre = _make_dre(*dre_key).fit(X, deleted)
-            _, _, points = self._grid(setup_key[0])
+            _, _, points = self._grid(setup_key.dataset)
             self.n_dre_fits_ += 1
             return {"dre": dre, "log_ratio": dre.log_ratio(points)}
 
@@ -336,12 +341,10 @@ class ExplorerState:
 
     def statistics(self):
         """The :class:`~gendel.experiments.SyntheticStatistics` (KS of Q1-Q3) of the current settings."""
-        setup_key, dre_key, R = key = self.ks_key
+        protocol, dre_key = key = self.ks_key
 
         def compute():
-            dataset, lam, sigma_a, seed = setup_key
-            result = experiments.synthetic_statistics(dataset, lam, _make_dre(*dre_key), N=self.N, m=self.m,
-                                                      R=R, sigma_a=sigma_a, seed=seed)
+            result = experiments.synthetic_statistics(protocol, _make_dre(*dre_key))
             self.n_ks_runs_ += 1
             return result
 
