@@ -33,23 +33,9 @@ import numpy as np
 from .._validation import check_count
 from .circle import (CircleModel, density_at, density_on_grid, fourier_sums, kde_coefficients, n_terms,
                      silverman_bandwidth)
+from ._repeats import _check_delta, _quantile, _rng
 from .quadrature import PeriodicGrid
-
-
-def _rng(seed, *keys):
-    return np.random.default_rng(np.random.SeedSequence([check_count(seed, "seed", minimum=0), *keys]))
-
-
-def _quantile(values, level):
-    """Empirical quantile that never under-states: the smallest sample value with at least ``level`` below or at it."""
-    return float(np.quantile(np.asarray(values, dtype=float), level, method="higher"))
-
-
-def _check_delta(delta):
-    delta = float(delta)
-    if not 0.0 < delta < 0.5:
-        raise ValueError(f"delta must lie in (0, 0.5); got {delta!r}")
-    return delta
+from .ratio_stability import RatioStabilityRun, RatioSupremumRun, ratio_stability_run, ratio_supremum_run  # noqa: F401
 
 
 @dataclass
@@ -80,6 +66,16 @@ class ConsistencyRun:
     sup_p2_over_p0 : ||p_hat^2 / p_{A_0}(X)||_inf.
     sup_dlog : ||log rho_hat - log rho_hat_E||_inf (Thm. 8(1)'s epsilon).
     lr_exact, lr_dre : LR(Y, rho_hat) and LR(Y, rho_hat_E) for Y ~ p_hat with m points (when m given).
+
+    Examples
+    --------
+    >>> from gendel.theory.circle import CircleModel
+    >>> from gendel.theory.consistency import consistency_run
+    >>> run = consistency_run(CircleModel(), 200, R=20, grid_size=256)
+    >>> run.R, run.l1_error.shape
+    (20, (20,))
+    >>> bool((run.l1_error <= run.step_exact + run.step_dre + 1e-12).all())   # the two halves of Thm. 1's proof
+    True
     """
 
     N: int
@@ -186,6 +182,17 @@ def consistency_run(model, N, *, R=200, scale_a=0.25, scale_0=0.4, grid_size=409
     Returns
     -------
     ConsistencyRun
+
+    Examples
+    --------
+    Thm. 1's bound holds in every repeat, and |LR(Y, rho_hat) - LR(Y, rho_hat_E)| never exceeds
+    Thm. 8(1)'s epsilon:
+
+    >>> from gendel.theory.circle import CircleModel
+    >>> from gendel.theory.consistency import consistency_run
+    >>> run = consistency_run(CircleModel(), 200, R=20, grid_size=256, m=50)
+    >>> bool(run.l1_error.max() < run.thm1_bound(delta=0.1)), bool((run.lr_difference <= run.sup_dlog + 1e-12).all())
+    (True, True)
     """
     if not isinstance(model, CircleModel):
         raise TypeError(f"model must be a gendel.theory.circle.CircleModel; got {type(model).__name__}")
@@ -253,115 +260,19 @@ def consistency_run(model, N, *, R=200, scale_a=0.25, scale_0=0.4, grid_size=409
 
 
 def consistency_sweep(model, Ns, **kwargs):
-    """:func:`consistency_run` for every N in ``Ns`` (same keyword arguments); returns a list."""
+    """:func:`consistency_run` for every N in ``Ns`` (same keyword arguments); returns a list.
+
+    Examples
+    --------
+    Thm. 1's error shrinks as N grows:
+
+    >>> from gendel.theory.circle import CircleModel
+    >>> from gendel.theory.consistency import consistency_sweep
+    >>> runs = consistency_sweep(CircleModel(), [50, 200], R=10, grid_size=256)
+    >>> [(run.N, round(float(run.l1_error.mean()), 3)) for run in runs]
+    [(50, 0.048), (200, 0.031)]
+    """
     return [consistency_run(model, N, **kwargs) for N in Ns]
-
-
-# ------------------------------------------------------------------------------------------
-# Ratio stability (Def. 6, Thm. 4)
-
-
-@dataclass
-class RatioStabilityRun:
-    """Per-repeat quantities of Def. 6 / Thm. 4 for one N.
-
-    Z_1 holds N i.i.d. points of mu_1 = p_*, Z_2 holds N - 1 i.i.d. points of mu_2 = p_*',
-    independent of Z_1, and both are fitted by the KDE A with bandwidth h = scale L N^(-1/5).
-
-    Attributes
-    ----------
-    rs : ||log(p_A(Z_1) / mu_1) - log(p_A(Z_2) / mu_2)||_inf per repeat (the RS quantity).
-    sup_log_1, sup_log_2 : ||log(p_A(Z_i) / mu_i)||_inf per repeat (the RC quantities).
-    """
-
-    N: int
-    R: int
-    bandwidth: float
-    rs: np.ndarray
-    sup_log_1: np.ndarray
-    sup_log_2: np.ndarray
-
-    def rs_epsilon(self, delta):
-        """Empirical RS constant: the (1 - delta)-quantile of the RS quantity."""
-        return _quantile(self.rs, 1 - _check_delta(delta))
-
-    def log_c(self, delta):
-        """log c_N: the (1 - delta)-quantile of the larger RC sup log ratio (serves Z_1 and Z_2)."""
-        return _quantile(np.maximum(self.sup_log_1, self.sup_log_2), 1 - _check_delta(delta))
-
-
-def ratio_stability_run(model, N, *, R=200, scale=0.25, grid_size=4096, seed=0):
-    """Record the RS quantity of Def. 6 and the RC quantities of Def. 1 over R draws (Thm. 4)."""
-    if not isinstance(model, CircleModel):
-        raise TypeError(f"model must be a gendel.theory.circle.CircleModel; got {type(model).__name__}")
-    N, R = check_count(N, "N", minimum=4), check_count(R, "R", minimum=2)
-    L = model.period
-    h = silverman_bandwidth(N, scale, L)
-    grid = PeriodicGrid(grid_size, L)
-    K = n_terms(h, L)
-    rng = _rng(seed, N, 3)
-    Z1 = model.sample(N, rng=rng, repeats=R)
-    Z2 = model.sample_deleted_distribution(N - 1, rng=rng, repeats=R)
-    p1 = density_on_grid(kde_coefficients(fourier_sums(Z1, K, L), np.full(R, N), h, L), grid)
-    p2 = density_on_grid(kde_coefficients(fourier_sums(Z2, K, L), np.full(R, N - 1), h, L), grid)
-    e1 = np.log(p1) - np.log(model.density(grid.points))
-    e2 = np.log(p2) - np.log(model.deleted_density(grid.points))
-    return RatioStabilityRun(N=N, R=R, bandwidth=h, rs=np.max(np.abs(e1 - e2), axis=1),
-                             sup_log_1=np.max(np.abs(e1), axis=1), sup_log_2=np.max(np.abs(e2), axis=1))
-
-
-# ------------------------------------------------------------------------------------------
-# Thm. 5: the size of rho_hat as the deletion set grows
-
-
-@dataclass
-class RatioSupremumRun:
-    """Per-repeat quantities of Thm. 5 for one deletion strength beta.
-
-    Attributes
-    ----------
-    beta : float
-    rho_star_sup : ||rho_*||_inf for this beta.
-    n_deleted : N' per repeat.
-    log_sup_rho_hat : log ||rho_hat||_inf per repeat (max over the grid).
-    sup_log_x, sup_log_kept : ||log(p_hat / p_*)||_inf and ||log(p_hat' / p_*')||_inf per repeat.
-    """
-
-    beta: float
-    rho_star_sup: float
-    n_deleted: np.ndarray
-    log_sup_rho_hat: np.ndarray
-    sup_log_x: np.ndarray
-    sup_log_kept: np.ndarray
-
-    def direct_bound(self):
-        """Per repeat: log ||rho_*||_inf + ||log p_hat/p_*||_inf + ||log p_hat'/p_*'||_inf (RC, no induction)."""
-        return np.log(self.rho_star_sup) + self.sup_log_x + self.sup_log_kept
-
-
-def ratio_supremum_run(N, betas, *, amplitude=0.5, R=100, scale=0.25, grid_size=4096, seed=0):
-    """For each deletion strength beta, thin R training sets of size N and record log ||rho_hat||_inf."""
-    N, R = check_count(N, "N", minimum=4), check_count(R, "R", minimum=2)
-    h = silverman_bandwidth(N, scale)
-    grid = PeriodicGrid(grid_size)
-    K = n_terms(h)
-    out = []
-    for i, beta in enumerate(betas):
-        model = CircleModel(amplitude=amplitude, deletion_strength=beta)
-        rng = _rng(seed, N, 4, i)
-        X, deleted = model.sample_with_deletion(N, rng=rng, repeats=R)
-        n_del = deleted.sum(axis=1)
-        S_kept = fourier_sums(X, K, mask=~deleted)
-        S_all = S_kept + fourier_sums(X, K, mask=deleted)
-        p = density_on_grid(kde_coefficients(S_all, np.full(R, N), h), grid)
-        pk = density_on_grid(kde_coefficients(S_kept, N - n_del, h), grid)
-        out.append(RatioSupremumRun(
-            beta=float(beta), rho_star_sup=model.rho_star_sup, n_deleted=n_del,
-            log_sup_rho_hat=np.max(np.log(pk) - np.log(p), axis=1),
-            sup_log_x=np.max(np.abs(np.log(p) - np.log(model.density(grid.points))), axis=1),
-            sup_log_kept=np.max(np.abs(np.log(pk) - np.log(model.deleted_density(grid.points))), axis=1),
-        ))
-    return out
 
 
 __all__ = [

@@ -39,7 +39,21 @@ from .quadrature import Estimate, mc_mean, mc_variance
 
 
 def expected_kernel_matrix(A, B, var_a, var_b, bandwidth=1.0):
-    """E k(z, z') for z ~ N(a_i, var_a I), z' ~ N(b_j, var_b I): the matrix over all pairs (i, j)."""
+    """E k(z, z') for z ~ N(a_i, var_a I), z' ~ N(b_j, var_b I): the matrix over all pairs (i, j).
+
+    Examples
+    --------
+    With sigma = l = 1 in d = 1 the entries are 3^{-1/2} exp(-(a - b)^2 / 6) (Appendix C.3):
+
+    >>> import numpy as np
+    >>> from gendel.theory.mmd import expected_kernel_matrix
+    >>> A = np.array([[0.0], [1.0]])
+    >>> np.round(expected_kernel_matrix(A, A, 1.0, 1.0), 4)
+    array([[0.5774, 0.4887],
+           [0.4887, 0.5774]])
+    >>> round(float(3 ** -0.5 * np.exp(-1 / 6)), 4)
+    0.4887
+    """
     A = check_points(A, "A")
     B = check_points(B, "B", dim=A.shape[1])
     ell2 = check_positive(bandwidth, "bandwidth") ** 2
@@ -58,6 +72,16 @@ def kde_mmd2(X_q, X_p, sigma_a, bandwidth=1.0):
         The KDEs' bandwidth sigma_A.
     bandwidth : float
         The RBF kernel's l (1 in the paper).
+
+    Examples
+    --------
+    MMD^2 between the KDEs after and before forgetting the point at 3 (zero for equal KDEs):
+
+    >>> import numpy as np
+    >>> from gendel.theory.mmd import kde_mmd2
+    >>> X = np.array([[0.0], [0.5], [1.0], [3.0]])
+    >>> round(kde_mmd2(X[:3], X, sigma_a=1.0), 4), kde_mmd2(X, X, sigma_a=1.0)
+    (0.0441, 0.0)
     """
     s2 = check_positive(sigma_a, "sigma_a") ** 2
     Kqq = expected_kernel_matrix(X_q, X_q, s2, s2, bandwidth).mean()
@@ -78,6 +102,16 @@ def kde_mmd2_paper(X, deleted, sigma_a=1.0, bandwidth=1.0):
 
     with e_ij = 3^{-d/2} exp(-||x_i - x_j||^2 / 6) for sigma = l = 1; here e_ij is the general
     Gaussian integral, so the formula can be compared with :func:`kde_mmd2` for any sigma and l.
+
+    Examples
+    --------
+    The paper's coefficient formula agrees with the direct double sum :func:`kde_mmd2`:
+
+    >>> import numpy as np
+    >>> from gendel.theory.mmd import kde_mmd2, kde_mmd2_paper
+    >>> X = np.array([[0.0], [0.5], [1.0], [3.0]])
+    >>> round(kde_mmd2_paper(X, [3]), 4), round(kde_mmd2(X[:3], X, sigma_a=1.0), 4)
+    (0.0441, 0.0441)
     """
     X = check_points(X, "X")
     mask = check_deletion(deleted, len(X))
@@ -91,13 +125,34 @@ def kde_mmd2_paper(X, deleted, sigma_a=1.0, bandwidth=1.0):
 
 
 def kernel_mean(Y, centres, sigma_a, bandwidth=1.0):
-    """mu(y) = E_{y' ~ KDE(centres, sigma)} k(y, y') at the points Y (the kernel mean embedding)."""
+    """mu(y) = E_{y' ~ KDE(centres, sigma)} k(y, y') at the points Y (the kernel mean embedding).
+
+    Examples
+    --------
+    For one centre at 0 with sigma = l = 1, mu(0) = E exp(-z^2 / 2) = 2^{-1/2}:
+
+    >>> import numpy as np
+    >>> from gendel.theory.mmd import kernel_mean
+    >>> np.round(kernel_mean([[0.0]], [[0.0]], sigma_a=1.0), 4), round(2 ** -0.5, 4)
+    (array([0.7071]), 0.7071)
+    """
     s2 = check_positive(sigma_a, "sigma_a") ** 2
     return expected_kernel_matrix(Y, centres, 0.0, s2, bandwidth).mean(axis=1)
 
 
 def witness(Y, X_q, X_p, sigma_a, bandwidth=1.0):
-    """The witness function w(y) = mu_q(y) - mu_p(y) of two Gaussian KDEs at the points Y."""
+    """The witness function w(y) = mu_q(y) - mu_p(y) of two Gaussian KDEs at the points Y.
+
+    Examples
+    --------
+    Forgetting the point at 3 raises the kept model's mean embedding near the kept points and lowers it near 3:
+
+    >>> import numpy as np
+    >>> from gendel.theory.mmd import witness
+    >>> X = np.array([[0.0], [0.5], [1.0], [3.0]])
+    >>> np.round(witness([[-1.0], [3.0]], X[:3], X, sigma_a=1.0), 3)
+    array([ 0.098, -0.137])
+    """
     return kernel_mean(Y, X_q, sigma_a, bandwidth) - kernel_mean(Y, X_p, sigma_a, bandwidth)
 
 
@@ -113,6 +168,17 @@ class MMDVarianceTerms:
     zeta2 : Var h.
     expected_conditional_variance : E_{(y, yh)} Var[h | y, yh] = E h^2 - E g^2, the quantity the
         paper's second expression for sigma_u^2 uses (times 4).
+
+    Examples
+    --------
+    >>> from gendel.theory.mmd import MMDVarianceTerms
+    >>> from gendel.theory.quadrature import Estimate
+    >>> terms = MMDVarianceTerms(mmd2=0.04, zeta1=Estimate(0.015), zeta2=Estimate(0.36),
+    ...                          expected_conditional_variance=Estimate(0.35))
+    >>> terms.zeta1.value, float(terms.sigma_u2)   # sigma_u^2 = 4 zeta_1
+    (0.015, 0.06)
+    >>> round(float(terms.variance(m=50)), 5)
+    0.00147
     """
 
     mmd2: float
@@ -136,7 +202,16 @@ class MMDVarianceTerms:
 
 
 def u_statistic_variance(m, zeta1, zeta2):
-    """Variance of an order-2 U-statistic over m observations: 4(m-2)/(m(m-1)) zeta_1 + 2/(m(m-1)) zeta_2."""
+    """Variance of an order-2 U-statistic over m observations: 4(m-2)/(m(m-1)) zeta_1 + 2/(m(m-1)) zeta_2.
+
+    Examples
+    --------
+    In the degenerate case zeta_1 = 0 it is 2 zeta_2 / (m (m - 1)):
+
+    >>> from gendel.theory.mmd import u_statistic_variance
+    >>> round(float(u_statistic_variance(10, zeta1=0.0, zeta2=1.0)), 4), round(2 / (10 * 9), 4)
+    (0.0222, 0.0222)
+    """
     m = np.asarray(m, dtype=float)
     if np.any(m < 2):
         raise ValueError("a U-statistic of order 2 needs m >= 2")
@@ -152,6 +227,21 @@ def mmd_variance_terms(q_kde, p_kde, M, *, rng, bandwidth=1.0):
 
     zeta_1 uses the closed-form witness function on M samples of each model; zeta_2 and the
     expected conditional variance use M independent quadruples (y, yh, y', yh').
+
+    Examples
+    --------
+    Under H1 zeta_1 > 0; under H0 (q = p) the witness is 0, so zeta_1 = 0 and the limit is degenerate:
+
+    >>> import numpy as np
+    >>> from gendel.models import KDE
+    >>> from gendel.theory.mmd import mmd_variance_terms
+    >>> X = np.array([[0.0], [0.5], [1.0], [3.0]])
+    >>> p, q = KDE(bandwidth=1.0).fit(X), KDE(bandwidth=1.0).fit(X[:3])
+    >>> terms = mmd_variance_terms(q, p, 2000, rng=0)
+    >>> round(terms.mmd2, 4), f"{terms.zeta1:.4f}"
+    (0.0441, '0.0151 ± 0.0003')
+    >>> mmd_variance_terms(p, p, 2000, rng=0).zeta1.value
+    0.0
     """
     M = check_count(M, "M", minimum=4)
     rng = check_rng(rng)
@@ -183,6 +273,21 @@ def mmd2_estimates(Y, Yhat, bandwidth=1.0):
       whose cross term -2/m^2 sum_{i, j} k(y_i, yh_j) includes the pairs i = j;
     - ``h_form``: 1/(m(m-1)) sum_{i != j} h((y_i, yh_i), (y_j, yh_j)), the U-statistic to which the
       asymptotic and concentration results of Appendix C.3 refer.
+
+    Examples
+    --------
+    The printed estimator is :func:`gendel.stats.mmd2_unbiased`; both are near MMD^2 = 0 for equal laws:
+
+    >>> import numpy as np
+    >>> from gendel.stats import mmd2_unbiased
+    >>> from gendel.theory.mmd import mmd2_estimates
+    >>> rng = np.random.default_rng(0)
+    >>> Y, Yhat = rng.normal(size=(3, 20, 2)), rng.normal(size=(3, 20, 2))
+    >>> printed, h_form = mmd2_estimates(Y, Yhat)
+    >>> printed.shape, bool(np.isclose(printed[0], mmd2_unbiased(Y[0], Yhat[0])))
+    ((3,), True)
+    >>> np.round(h_form, 3)
+    array([-0.018, -0.017, -0.03 ])
     """
     Y = np.asarray(Y, dtype=float)
     Yhat = np.asarray(Yhat, dtype=float)
@@ -212,6 +317,17 @@ def deletion_mmd2_monte_carlo(X, deleted, sigma_a, n, *, rng, bandwidth=1.0):
     two pairs of a quadruple are independent, so E h = MMD^2 still holds.
 
     Returns an :class:`Estimate` (mean of h and its standard error).
+
+    Examples
+    --------
+    The Monte Carlo estimate agrees with the closed form :func:`kde_mmd2` within its standard error:
+
+    >>> import numpy as np
+    >>> from gendel.theory.mmd import deletion_mmd2_monte_carlo, kde_mmd2
+    >>> X = np.array([[0.0], [0.5], [1.0], [3.0]])
+    >>> est = deletion_mmd2_monte_carlo(X, [3], sigma_a=1.0, n=50_000, rng=0)
+    >>> f"{est:.4f}", round(kde_mmd2(X[:3], X, sigma_a=1.0), 4)
+    ('0.0438 ± 0.0011', 0.0441)
     """
     X = check_points(X, "X")
     mask = check_deletion(deleted, len(X))
@@ -239,6 +355,17 @@ def concentration_bound(m, delta, *, kernel_sup=1.0, two_sided=True):
 
     With probability at least 1 - delta, |MMD_u^2 - MMD^2| (two-sided) or MMD_u^2 - MMD^2
     (one-sided) is at most this value; K = sup k = 1 for the RBF kernel.
+
+    Examples
+    --------
+    The bound shrinks as 1 / sqrt(m):
+
+    >>> import numpy as np
+    >>> from gendel.theory.mmd import concentration_bound
+    >>> np.round(concentration_bound(np.array([100, 400]), delta=0.05), 4)
+    array([0.7683, 0.3841])
+    >>> round(float(concentration_bound(100, 0.05, two_sided=False)), 4)
+    0.6923
     """
     m = np.asarray(m, dtype=float)
     delta = np.asarray(delta, dtype=float)
