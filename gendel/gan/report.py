@@ -13,20 +13,34 @@ from collections import defaultdict
 
 import numpy as np
 
+from .. import claims as _claims
+
 MODELS = ("pre", "re", "approx")
 MODEL_NAMES = {"pre": "pre-trained p̂", "re": "re-trained p̂′", "approx": "approximated ρ̂_E·p̂"}
 STATISTICS = ("LR", "ASC log", "ASC tlogt")
 
 
 def deleted_labels(setting):
-    """The labels X' is drawn from: 0, 2, 4, 6, 8 for ``even``; 1, 3, 5, 7, 9 for ``odd``."""
+    """The labels X' is drawn from: 0, 2, 4, 6, 8 for ``even``; 1, 3, 5, 7, 9 for ``odd``.
+
+    Examples
+    --------
+    >>> deleted_labels("odd").tolist()
+    [1, 3, 5, 7, 9]
+    """
     if setting not in ("even", "odd"):
         raise ValueError(f"setting must be 'even' or 'odd'; got {setting!r}")
     return np.arange(0 if setting == "even" else 1, 10, 2)
 
 
 def proportions(counts):
-    """Label counts -> label distribution (sums to one)."""
+    """Label counts -> label distribution (sums to one).
+
+    Examples
+    --------
+    >>> proportions([[1, 3], [2, 2]]).tolist()     # one distribution per row
+    [[0.25, 0.75], [0.5, 0.5]]
+    """
     counts = np.asarray(counts, dtype=float)
     total = counts.sum(axis=-1, keepdims=True)
     if np.any(total <= 0):
@@ -35,7 +49,13 @@ def proportions(counts):
 
 
 def tv_distance(p, q):
-    """Total-variation distance (1/2) sum |p - q| between label distributions (last axis)."""
+    """Total-variation distance (1/2) sum |p - q| between label distributions (last axis).
+
+    Examples
+    --------
+    >>> float(tv_distance([0.5, 0.5, 0.0], [0.0, 0.5, 0.5]))
+    0.5
+    """
     return 0.5 * np.abs(np.asarray(p, float) - np.asarray(q, float)).sum(axis=-1)
 
 
@@ -43,6 +63,12 @@ def gap_closed(pre, re, approx):
     """The fraction of the gap TV(pre, re) that fast deletion closed: 1 - TV(approx, re) / TV(pre, re).
 
     NaN where the pre-trained and the re-trained distributions are equal (there is no gap).
+
+    Examples
+    --------
+    >>> pre, re, approx = [0.5, 0.5], [0.25, 0.75], [0.3, 0.7]    # TV 0.25 before, 0.05 after
+    >>> round(float(gap_closed(pre, re, approx)), 3)
+    0.8
     """
     gap = np.asarray(tv_distance(pre, re), float)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -56,6 +82,12 @@ def class_reweighted(pre, setting, lam):
     those labels by λ (and renormalises). A DRE equal to that data ratio, ρ_* = p_*'/p_*, would
     turn the pre-trained model's labels into this distribution: the best fast deletion can do
     with a perfect DRE, whatever the pre-trained model's own label frequencies.
+
+    Examples
+    --------
+    >>> q = class_reweighted(np.full(10, 0.1), "even", 0.5)   # even labels at half their weight
+    >>> np.round(q[:2], 3).tolist(), round(float(q.sum()), 3)
+    ([0.067, 0.133], 1.0)
     """
     w = np.ones(10)
     w[deleted_labels(setting)] = lam
@@ -69,7 +101,16 @@ def _key(result):
 
 
 def group(results):
-    """Results grouped by (data set, setting, λ), seeds in order: {key: [result, ...]}."""
+    """Results grouped by (data set, setting, λ), seeds in order: {key: [result, ...]}.
+
+    Examples
+    --------
+    >>> job = lambda setting, seed: {"job": {"dataset": "mnist", "setting": setting, "lam": 0.7, "seed": seed}}
+    >>> for key, rs in group([job("odd", 1), job("even", 0), job("odd", 0)]).items():
+    ...     print(key, [r["job"]["seed"] for r in rs])
+    ('mnist', 'even', 0.7) [0]
+    ('mnist', 'odd', 0.7) [0, 1]
+    """
     groups = defaultdict(list)
     for r in sorted(results, key=lambda r: (_key(r), r["job"]["seed"])):
         groups[_key(r)].append(r)
@@ -84,7 +125,18 @@ def _sem(values):
 @dataclasses.dataclass(frozen=True)
 class LabelSummary:
     """Q2 for one deletion set: label distributions (mean and standard error over the seeds)
-    and the distances that say how well fast deletion did."""
+    and the distances that say how well fast deletion did.
+
+    Examples
+    --------
+    Made by :func:`label_summary` from the label counts of each model:
+
+    >>> r = {"job": {"dataset": "mnist", "setting": "even", "lam": 0.5, "seed": 0},
+    ...      "labels": {"pre": [100] * 10, "re": [50, 100] * 5, "approx": [60, 100] * 5}}
+    >>> (s,) = label_summary([r])
+    >>> s.setting, s.seeds, round(float(s.deleted_mass["approx"][0]), 3)
+    ('even', 1, 0.375)
+    """
 
     dataset: str
     setting: str
@@ -101,7 +153,19 @@ class LabelSummary:
 
 
 def label_summary(results):
-    """One :class:`LabelSummary` per deletion set, in a fixed order."""
+    """One :class:`LabelSummary` per deletion set, in a fixed order.
+
+    Examples
+    --------
+    The re-trained model halved the even labels; the approximated one went three quarters of the
+    way (in total variation):
+
+    >>> r = {"job": {"dataset": "mnist", "setting": "even", "lam": 0.5, "seed": 0},
+    ...      "labels": {"pre": [100] * 10, "re": [50, 100] * 5, "approx": [60, 100] * 5}}
+    >>> (s,) = label_summary([r])
+    >>> round(float(s.tv_pre_re[0]), 3), round(float(s.gap_closed[0]), 3), round(float(s.tv_ideal_re[0]), 3)
+    (0.167, 0.75, 0.0)
+    """
     out = []
     for (dataset, setting, lam), rs in group(results).items():
         dist = {m: np.array([proportions(r["labels"][m]) for r in rs]) for m in MODELS}
@@ -127,6 +191,12 @@ def bound_label_distribution(labels, log_ratio, bound):
     A proposal y is accepted with probability min(ρ̂_E(y), B) / B, so the accepted labels follow
     the pre-trained labels weighted by min(ρ̂_E, B): B only changes the result where it clips
     ρ̂_E. Returns ``(distribution (10,), acceptance rate)``.
+
+    Examples
+    --------
+    >>> dist, acceptance = bound_label_distribution([0, 0, 1, 1], np.log([0.5, 0.5, 2.0, 4.0]), 2.0)
+    >>> np.round(dist[:2], 3).tolist(), round(acceptance, 3)    # weights 0.5, 0.5, 2, 2 (4 clipped to B)
+    ([0.2, 0.8], 0.625)
     """
     labels = np.asarray(labels)
     bound = float(bound)
@@ -139,7 +209,15 @@ def bound_label_distribution(labels, log_ratio, bound):
 
 @dataclasses.dataclass(frozen=True)
 class Cost:
-    """Wall time of re-training against fast deletion (VDM + rejection-sampling overhead)."""
+    """Wall time of re-training against fast deletion (VDM + rejection-sampling overhead).
+
+    Examples
+    --------
+    >>> c = Cost("mnist", "even", 0.7, "CPU", retrain=100.0, vdm=10.0, overhead_per_accepted=0.001,
+    ...          m=10_000, gan_epochs=10, vdm_epochs=5)
+    >>> c.fast_deletion, c.speedup, round(c.speedup_at(), 1)    # speedup_at: the paper's epochs and m
+    (20.0, 5.0, 15.4)
+    """
 
     dataset: str
     setting: str
@@ -171,7 +249,18 @@ class Cost:
 
 
 def costs(results):
-    """One :class:`Cost` per deletion set: medians over seeds."""
+    """One :class:`Cost` per deletion set: medians over seeds.
+
+    Examples
+    --------
+    >>> def result(seed, retrain):
+    ...     return {"job": {"dataset": "mnist", "setting": "even", "lam": 0.7, "seed": seed},
+    ...             "profile": {"m_labels": 1000, "gan_epochs": 10, "vdm_epochs": 5}, "hardware": {"device": "CPU"},
+    ...             "timings": {"retrain": retrain, "vdm": 10.0, "overhead_per_accepted": 0.01}}
+    >>> (c,) = costs([result(0, 80.0), result(1, 100.0), result(2, 400.0)])
+    >>> c.retrain, c.fast_deletion, c.speedup          # the median re-training time
+    (100.0, 20.0, 5.0)
+    """
     out = []
     for (dataset, setting, lam), rs in group(results).items():
         t = lambda k: float(np.median([r["timings"][k] for r in rs]))  # noqa: E731
@@ -187,7 +276,19 @@ def _seeds(results, seed):
 
 def statistics(results, stat, *, seed=None):
     """Q3 values of ``stat`` per deletion set: {key: (H0, H1)}, of one seed (one pair of trained
-    models, as the test sees it) or pooled over the seeds (``seed=None``)."""
+    models, as the test sees it) or pooled over the seeds (``seed=None``).
+
+    Examples
+    --------
+    >>> def result(seed, h0, h1):
+    ...     return {"job": {"dataset": "mnist", "setting": "odd", "lam": 0.7, "seed": seed},
+    ...             "q3": {"values": {"LR": {"H0": h0, "H1": h1}}}}
+    >>> rs = [result(0, [0.1, 0.2], [0.9, 1.1]), result(1, [0.3], [1.2])]
+    >>> [h.tolist() for h in statistics(rs, "LR")[("mnist", "odd", 0.7)]]
+    [[0.1, 0.2, 0.3], [0.9, 1.1, 1.2]]
+    >>> [h.tolist() for h in statistics(rs, "LR", seed=1)[("mnist", "odd", 0.7)]]
+    [[0.3], [1.2]]
+    """
     if stat not in STATISTICS:
         raise ValueError(f"stat must be one of {STATISTICS}; got {stat!r}")
     return {key: (np.concatenate([r["q3"]["values"][stat]["H0"] for r in rs]),
@@ -196,7 +297,16 @@ def statistics(results, stat, *, seed=None):
 
 
 def ks_table(results, *, seed=None):
-    """KS between H0 and H1 of one seed, or its mean over the seeds (``seed=None``): {key: {stat: KS}}."""
+    """KS between H0 and H1 of one seed, or its mean over the seeds (``seed=None``): {key: {stat: KS}}.
+
+    Examples
+    --------
+    >>> def result(seed, lr):
+    ...     return {"job": {"dataset": "mnist", "setting": "odd", "lam": 0.7, "seed": seed},
+    ...             "q3": {"ks": {"LR": lr, "ASC log": 0.5, "ASC tlogt": 0.25}}}
+    >>> ks_table([result(0, 1.0), result(1, 0.5)])
+    {('mnist', 'odd', 0.7): {'LR': 0.75, 'ASC log': 0.5, 'ASC tlogt': 0.25}}
+    """
     return {key: {s: float(np.mean([r["q3"]["ks"][s] for r in rs])) for s in STATISTICS}
             for key, rs in group(_seeds(results, seed)).items()}
 
@@ -208,7 +318,14 @@ def ks_table(results, *, seed=None):
 @dataclasses.dataclass(frozen=True)
 class Claim:
     """A claim of the paper with our evidence: ``verdict`` is "holds", "partly", "does not
-    hold" or "not tested" (the profile lacks what the claim needs)."""
+    hold" or "not tested" (the profile lacks what the claim needs).
+
+    Examples
+    --------
+    >>> c = Claim("§5.2", "deletion by Alg. 1 is fast", "100 s vs 20 s (5.0×)", "holds")
+    >>> c.verdict
+    'holds'
+    """
 
     where: str
     claim: str
@@ -217,10 +334,15 @@ class Claim:
 
 
 def verdict(passed, total):
-    """"holds" when every case passes, "partly" when some do, "does not hold" when none do."""
-    if total == 0:
-        return "not tested"
-    return "holds" if passed == total else ("partly" if passed > 0 else "does not hold")
+    """"holds" when every case passes, "partly" when some do, "does not hold" when none do
+    ("not tested" without a case): :func:`gendel.claims.verdict`.
+
+    Examples
+    --------
+    >>> verdict(4, 4), verdict(1, 4), verdict(0, 4), verdict(0, 0)
+    ('holds', 'partly', 'does not hold', 'not tested')
+    """
+    return _claims.verdict(passed, total)
 
 
 def _name(s):
@@ -228,7 +350,16 @@ def _name(s):
 
 
 def claim_fewer_deleted_labels(summaries):
-    """Fig. 7, App. E.2/E.3: the approximated model generates fewer of the deleted labels."""
+    """Fig. 7, App. E.2/E.3: the approximated model generates fewer of the deleted labels.
+
+    Examples
+    --------
+    >>> r = {"job": {"dataset": "mnist", "setting": "even", "lam": 0.5, "seed": 0},
+    ...      "labels": {"pre": [100] * 10, "re": [50, 100] * 5, "approx": [60, 100] * 5}}
+    >>> c = claim_fewer_deleted_labels(label_summary([r]))
+    >>> c.verdict, c.evidence.split(": ", 1)[1]
+    ('holds', 'mnist even-0.5: 0.500 → 0.375 (re-trained 0.333)')
+    """
     ok = [s for s in summaries if s.deleted_mass["approx"].mean() < s.deleted_mass["pre"].mean()]
     ev = "; ".join(f"{_name(s)}: {s.deleted_mass['pre'].mean():.3f} → {s.deleted_mass['approx'].mean():.3f} "
                    f"(re-trained {s.deleted_mass['re'].mean():.3f})" for s in summaries)
@@ -238,7 +369,16 @@ def claim_fewer_deleted_labels(summaries):
 
 def claim_close_to_retrained(summaries, threshold=0.5):
     """Fig. 7 caption: the approximated distribution is close to the re-trained one, read as:
-    fast deletion closes at least half of the TV gap between pre-trained and re-trained."""
+    fast deletion closes at least half of the TV gap between pre-trained and re-trained.
+
+    Examples
+    --------
+    >>> r = {"job": {"dataset": "mnist", "setting": "even", "lam": 0.5, "seed": 0},
+    ...      "labels": {"pre": [100] * 10, "re": [50, 100] * 5, "approx": [60, 100] * 5}}
+    >>> s = label_summary([r])                          # 75% of the TV gap closed
+    >>> claim_close_to_retrained(s).verdict, claim_close_to_retrained(s, threshold=0.8).verdict
+    ('holds', 'does not hold')
+    """
     ok = [s for s in summaries if s.gap_closed.mean() >= threshold]
     ev = "; ".join(f"{_name(s)}: {s.gap_closed.mean():.0%}" for s in summaries)
     return Claim("Fig. 7 caption", "the approximated model's label distribution is close to the re-trained one",
@@ -247,7 +387,18 @@ def claim_close_to_retrained(summaries, threshold=0.5):
 
 
 def claim_odd_variance_higher(summaries):
-    """App. E.2/E.3: the variance (over seeds) is higher when deleting odd labels."""
+    """App. E.2/E.3: the variance (over seeds) is higher when deleting odd labels.
+
+    Examples
+    --------
+    >>> def result(setting, seed, approx):
+    ...     return {"job": {"dataset": "mnist", "setting": setting, "lam": 0.7, "seed": seed},
+    ...             "labels": {"pre": [100] * 10, "re": [100] * 10, "approx": approx}}
+    >>> rs = [result("even", 0, [70, 100] * 5), result("even", 1, [72, 100] * 5),
+    ...       result("odd", 0, [100, 60] * 5), result("odd", 1, [100, 90] * 5)]
+    >>> claim_odd_variance_higher(label_summary(rs)).verdict
+    'holds'
+    """
     cases, ev = 0, []
     passed = 0
     by = {(s.dataset, s.lam, s.setting): s for s in summaries if s.seeds > 1}
@@ -264,7 +415,16 @@ def claim_odd_variance_higher(summaries):
 
 
 def claim_separation(results, threshold=0.9):
-    """Fig. 7(c), App. E: ρ̂_E distinguishes Y_H0 from Y_H1 (KS of the LR ≥ ``threshold``)."""
+    """Fig. 7(c), App. E: ρ̂_E distinguishes Y_H0 from Y_H1 (KS of the LR ≥ ``threshold``).
+
+    Examples
+    --------
+    >>> def result(setting, lr):
+    ...     return {"job": {"dataset": "mnist", "setting": setting, "lam": 0.7, "seed": 0},
+    ...             "q3": {"ks": {"LR": lr, "ASC log": 0.8, "ASC tlogt": 0.8}}}
+    >>> claim_separation([result("even", 0.95), result("odd", 0.6)]).verdict
+    'partly'
+    """
     table = ks_table(results)
     ok = [k for k, v in table.items() if v["LR"] >= threshold]
     ev = "; ".join(f"{d} {s}-{lam:g}: {v['LR']:.2f}" for (d, s, lam), v in table.items())
@@ -273,7 +433,15 @@ def claim_separation(results, threshold=0.9):
 
 
 def claim_lr_better_than_asc(results):
-    """App. E.2: the LR separates slightly better than ASC (KS of LR ≥ KS of each ASC)."""
+    """App. E.2: the LR separates slightly better than ASC (KS of LR ≥ KS of each ASC).
+
+    Examples
+    --------
+    >>> r = {"job": {"dataset": "mnist", "setting": "even", "lam": 0.7, "seed": 0},
+    ...      "q3": {"ks": {"LR": 0.95, "ASC log": 0.9, "ASC tlogt": 0.85}}}
+    >>> claim_lr_better_than_asc([r]).verdict
+    'holds'
+    """
     table = ks_table(results)
     ok = [k for k, v in table.items() if v["LR"] >= max(v["ASC log"], v["ASC tlogt"])]
     ev = "; ".join(f"{d} {s}-{lam:g}: LR {v['LR']:.2f}, ASC {v['ASC log']:.2f} / {v['ASC tlogt']:.2f}"
@@ -283,7 +451,16 @@ def claim_lr_better_than_asc(results):
 
 
 def claim_odd_separates_better(results):
-    """App. E.2 (MNIST): the separation for odd-λ is better than for even-λ."""
+    """App. E.2 (MNIST): the separation for odd-λ is better than for even-λ.
+
+    Examples
+    --------
+    >>> def result(setting, lr):
+    ...     return {"job": {"dataset": "mnist", "setting": setting, "lam": 0.7, "seed": 0},
+    ...             "q3": {"ks": {"LR": lr, "ASC log": 0.8, "ASC tlogt": 0.8}}}
+    >>> claim_odd_separates_better([result("even", 0.9), result("odd", 0.95)]).verdict
+    'holds'
+    """
     table = ks_table(results)
     cases = [(d, lam) for (d, s, lam) in table if s == "even" and (d, "odd", lam) in table]
     ok = [c for c in cases if table[(c[0], "odd", c[1])]["LR"] > table[(c[0], "even", c[1])]["LR"]]
@@ -294,7 +471,18 @@ def claim_odd_separates_better(results):
 
 
 def claim_smaller_lambda_not_more_separation(results):
-    """App. E.2: a smaller λ does not lead to more separation (KS not decreasing in λ)."""
+    """App. E.2: a smaller λ does not lead to more separation (KS not decreasing in λ).
+
+    Examples
+    --------
+    >>> def result(lam, lr):
+    ...     return {"job": {"dataset": "mnist", "setting": "even", "lam": lam, "seed": 0},
+    ...             "q3": {"ks": {"LR": lr, "ASC log": 0.8, "ASC tlogt": 0.8}}}
+    >>> claim_smaller_lambda_not_more_separation([result(0.6, 0.9), result(0.8, 0.95)]).verdict
+    'holds'
+    >>> claim_smaller_lambda_not_more_separation([result(0.6, 0.99), result(0.8, 0.9)]).verdict
+    'does not hold'
+    """
     table = ks_table(results)
     series = defaultdict(dict)
     for (d, s, lam), v in table.items():
@@ -313,7 +501,16 @@ def claim_smaller_lambda_not_more_separation(results):
 
 
 def claim_fashion_harder(results):
-    """App. E.3: the deletion test is harder on Fashion-MNIST than on MNIST (smaller KS)."""
+    """App. E.3: the deletion test is harder on Fashion-MNIST than on MNIST (smaller KS).
+
+    Examples
+    --------
+    >>> def result(dataset, lr):
+    ...     return {"job": {"dataset": dataset, "setting": "even", "lam": 0.7, "seed": 0},
+    ...             "q3": {"ks": {"LR": lr, "ASC log": 0.8, "ASC tlogt": 0.8}}}
+    >>> claim_fashion_harder([result("mnist", 1.0), result("fashion-mnist", 0.9)]).verdict
+    'holds'
+    """
     table = ks_table(results)
     pairs = [(s, lam) for (d, s, lam) in table if d == "mnist" and ("fashion-mnist", s, lam) in table]
     ok = [p for p in pairs if table[("fashion-mnist", *p)]["LR"] < table[("mnist", *p)]["LR"]]
@@ -324,7 +521,17 @@ def claim_fashion_harder(results):
 
 
 def claim_fast(results, factor=5.0):
-    """§5.2 ("fast deletion"): fast deletion is at least ``factor`` times cheaper than re-training."""
+    """§5.2 ("fast deletion"): fast deletion is at least ``factor`` times cheaper than re-training.
+
+    Examples
+    --------
+    >>> r = {"job": {"dataset": "mnist", "setting": "even", "lam": 0.7, "seed": 0},
+    ...      "profile": {"m_labels": 1000, "gan_epochs": 10, "vdm_epochs": 5}, "hardware": {"device": "CPU"},
+    ...      "timings": {"retrain": 100.0, "vdm": 10.0, "overhead_per_accepted": 0.001}}
+    >>> c = claim_fast([r])                             # 100 s against 10 s + 1000 × 1 ms
+    >>> c.verdict, c.evidence.split(": ", 1)[1]
+    ('holds', 'mnist even-0.7: 100 s vs 11.0 s (9.1×)')
+    """
     cs = costs(results)
     ok = [c for c in cs if c.speedup >= factor]
     ev = "; ".join(f"{c.dataset} {c.setting}-{c.lam:g}: {c.retrain:.0f} s vs {c.fast_deletion:.1f} s "
@@ -334,7 +541,17 @@ def claim_fast(results, factor=5.0):
 
 
 def claims(results):
-    """Every claim of §5.2 and Appendix E, checked on ``results``."""
+    """Every claim of §5.2 and Appendix E, checked on ``results``.
+
+    Examples
+    --------
+    On the GPU run shipped with gendel (:func:`gendel.gan.protocol.stored_results`):
+
+    >>> from gendel.gan.protocol import stored_results
+    >>> table = claims(stored_results("gpu"))
+    >>> len(table), table[0].where
+    (9, 'Fig. 7(a)(b), App. E')
+    """
     s = label_summary(results)
     return [claim_fewer_deleted_labels(s), claim_close_to_retrained(s), claim_odd_variance_higher(s),
             claim_separation(results), claim_lr_better_than_asc(results), claim_odd_separates_better(results),

@@ -13,6 +13,8 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from .. import claims as _claims
+
 #: Okabe-Ito colours, safe for colour-blind readers.
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442")
 
@@ -24,7 +26,17 @@ def _rgba(hex_colour, alpha):
 
 
 def add_measured(fig, x, y, *, name, colour, band=None, row=None, col=None, showlegend=True, mode="lines+markers"):
-    """A measured quantity (a side of an inequality): solid line with markers, optional (lo, hi) band."""
+    """A measured quantity (a side of an inequality): solid line with markers, optional (lo, hi) band.
+
+    Examples
+    --------
+    >>> import plotly.graph_objects as go
+    >>> from gendel.plotting.theory import PALETTE, add_measured
+    >>> fig = add_measured(go.Figure(), [10, 100, 1000], [0.3, 0.1, 0.03], name="|ρ̂ − ρ|", colour=PALETTE[0],
+    ...                    band=([0.2, 0.08, 0.02], [0.4, 0.12, 0.04]))
+    >>> [(trace.name, trace.fill) for trace in fig.data]      # the band first, then the line
+    [(None, 'toself'), ('|ρ̂ − ρ|', None)]
+    """
     x = np.asarray(x, dtype=float)
     kw = dict(row=row, col=col) if row is not None else {}
     if band is not None:
@@ -38,7 +50,16 @@ def add_measured(fig, x, y, *, name, colour, band=None, row=None, col=None, show
 
 
 def add_bound(fig, x, y, *, name, colour, dash="dash", row=None, col=None, showlegend=True):
-    """A bound (the right side of an inequality): dashed line."""
+    """A bound (the right side of an inequality): dashed line.
+
+    Examples
+    --------
+    >>> import plotly.graph_objects as go
+    >>> from gendel.plotting.theory import PALETTE, add_bound
+    >>> fig = add_bound(go.Figure(), [10, 100, 1000], [1.0, 0.32, 0.1], name="bound", colour=PALETTE[1])
+    >>> fig.data[0].line.dash
+    'dash'
+    """
     kw = dict(row=row, col=col) if row is not None else {}
     fig.add_trace(go.Scatter(x=np.asarray(x, dtype=float), y=np.asarray(y, dtype=float), mode="lines", name=name,
                              legendgroup=name, showlegend=showlegend, line=dict(color=colour, width=2, dash=dash)), **kw)
@@ -46,7 +67,15 @@ def add_bound(fig, x, y, *, name, colour, dash="dash", row=None, col=None, showl
 
 
 def figure(title, *, rows=1, cols=1, subplot_titles=None, height=430, width=None, **kwargs):
-    """A figure (with subplots) in the book's style: title, legend below the plot."""
+    """A figure (with subplots) in the book's style: title, legend below the plot.
+
+    Examples
+    --------
+    >>> from gendel.plotting.theory import figure
+    >>> fig = figure("Theorem 1", cols=2, subplot_titles=("N' = 10", "N' = 100"))
+    >>> fig.layout.title.text, [a.text for a in fig.layout.annotations]
+    ('Theorem 1', ["N' = 10", "N' = 100"])
+    """
     fig = make_subplots(rows=rows, cols=cols, subplot_titles=subplot_titles, **kwargs)
     fig.update_layout(title=dict(text=title, x=0.01, xanchor="left", font=dict(size=15)), height=height,
                       margin=dict(l=70, r=30, t=80 if subplot_titles else 60, b=60),
@@ -57,7 +86,15 @@ def figure(title, *, rows=1, cols=1, subplot_titles=None, height=430, width=None
 
 
 def axes(fig, *, x, y, log_x=False, log_y=False, row=None, col=None):
-    """Label (and optionally log-scale) the axes of one subplot, or of all subplots when row is None."""
+    """Label (and optionally log-scale) the axes of one subplot, or of all subplots when row is None.
+
+    Examples
+    --------
+    >>> from gendel.plotting.theory import axes, figure
+    >>> fig = axes(figure("Theorem 1"), x="N", y="error", log_x=True)
+    >>> fig.layout.xaxis.type, fig.layout.yaxis.type, fig.layout.xaxis.title.text
+    ('log', 'linear', 'N')
+    """
     kw = dict(row=row, col=col) if row is not None else {}
     fig.update_xaxes(title_text=x, type="log" if log_x else "linear", **kw)
     fig.update_yaxes(title_text=y, type="log" if log_y else "linear", **kw)
@@ -75,6 +112,15 @@ class Table:
     fmt : str
         Format of float cells.
     caption : str, optional
+
+    Examples
+    --------
+    >>> from gendel.plotting.theory import Table
+    >>> Table(["claim", "verdict", "ours"], [["Thm 1", True, 0.0123], ["Thm 2", False, 0.5]], fmt=".2f")
+    claim | verdict       | ours
+    ------+---------------+-----
+    Thm 1 | holds         | 0.01
+    Thm 2 | does not hold | 0.50
     """
 
     def __init__(self, columns, rows, *, fmt=".3g", caption=None):
@@ -113,8 +159,14 @@ class Table:
 
 
 def verdict(holds):
-    """'holds' or 'does not hold'."""
-    return "holds" if bool(holds) else "does not hold"
+    """'holds' or 'does not hold': :func:`gendel.claims.verdict` of one case that passes or not.
+
+    Examples
+    --------
+    >>> verdict(0.03 <= 0.05), verdict(False)
+    ('holds', 'does not hold')
+    """
+    return _claims.verdict(int(bool(holds)), 1)
 
 
 __all__ = ["PALETTE", "Table", "add_bound", "add_measured", "axes", "figure", "verdict"]

@@ -1,0 +1,666 @@
+"""The claims of the paper as rules (gendel.claims): each rule on constructed KS tables whose
+verdict is known, and on a small real sweep the same verdicts and numbers as the rules the book's
+pages computed before they moved into the package."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from scipy.stats import kendalltau
+
+from gendel import claims
+from gendel.claims import Claim, glue_values, rows, verdict
+
+STATS = ("LR", "log", "tlogt", "hellinger")
+SIGMA_C = (0.075, 0.0875, 0.1, 0.1125, 0.125)   # sigma_A = 0.1 in the middle, as in the chapter
+LAMBDAS = (0.6, 0.8, 0.9)
+KNN_K = (5, 10, 20)
+KNN_LAMBDAS = (0.8, 0.9)
+GRID = dict(sigma_c=SIGMA_C, sigma_a=0.1)
+V = np.array([0.3, 0.2, 0.0, 0.1, 0.2])          # a V-shaped KS curve over SIGMA_C, smaller on the right
+
+
+def tables(lr, **asc):
+    """A KS table for one data set: LR given, each ASC statistic the LR curve unless given."""
+    lr = np.asarray(lr, dtype=float)
+    return {"LR": lr, **{s: np.asarray(asc.get(s, lr), dtype=float) for s in STATS[1:]}}
+
+
+def both(mog, ckb):
+    return {"mog8": mog, "ckb8": ckb}
+
+
+# --------------------------------------------------------------------------------------------
+# The helpers
+
+
+def test_verdict_counts_cases():
+    assert [verdict(p, 4) for p in (4, 2, 0)] == ["holds", "partly", "does not hold"]
+    assert verdict(0, 0) == "not tested"
+    with pytest.raises(ValueError, match="passed <= total"):
+        verdict(5, 4)
+
+
+def test_one_verdict_helper_for_every_chapter():
+    from gendel.gan import report
+    from gendel.plotting import theory
+
+    for passed, total in [(0, 0), (0, 3), (2, 3), (3, 3)]:
+        assert report.verdict(passed, total) == verdict(passed, total)
+    assert (theory.verdict(True), theory.verdict(np.bool_(False))) == (verdict(1, 1), verdict(0, 1))
+
+
+def test_a_claim_has_one_of_the_verdicts():
+    with pytest.raises(ValueError, match="verdict must be one of"):
+        Claim("k", "text", "§5.1", "", "mostly")
+
+
+def test_rows_number_the_claims_in_order():
+    cs = [Claim("a", "first", "§1", "n1", "holds"), Claim("b", "second", "§2", "n2", "partly")]
+    assert rows(cs) == [["1. first", "§1", "n1", "holds"], ["2. second", "§2", "n2", "partly"]]
+
+
+def test_glue_values_name_verdicts_and_details_and_refuse_a_clash():
+    a = Claim("a", "t", "w", "n", "holds", {"n_cases": 4, "x": 1})
+    b = Claim("b", "t", "w", "n", "partly", {"n_cases": 4})
+    assert glue_values([a, b], "q9") == {"q9_v_a": "holds", "q9_n_cases": 4, "q9_x": 1, "q9_v_b": "partly"}
+    with pytest.raises(ValueError, match="q9_n_cases"):
+        glue_values([a, Claim("c", "t", "w", "n", "holds", {"n_cases": 5})], "q9")
+
+
+def test_ks_critical_is_the_level_of_the_two_sample_test():
+    from scipy.stats import ks_2samp
+
+    # the exact two-sample test at R = 250 rejects at level 5 % close to the asymptotic value
+    R = 250
+    d = np.ceil(claims.ks_critical(R) * R) / R
+    x = np.arange(R, dtype=float)
+    p = ks_2samp(x, x + d * R - 0.5, method="exact").pvalue
+    assert 0.03 < p < 0.05
+    assert claims.ks_critical(R, 0.01) > claims.ks_critical(R)
+
+
+def test_a_table_of_the_wrong_shape_says_what_to_pass():
+    with pytest.raises(ValueError, match=r"shape \(3, 4\).*grids the sweep was run on"):
+        claims.q1_lambda({"mog8": {"LR": np.zeros((3, 4))}}, lambdas=LAMBDAS, **GRID)
+
+
+def test_sigma_a_must_be_on_the_grid():
+    with pytest.raises(ValueError, match="not on the sigma_c grid"):
+        claims.q1_lambda({"mog8": {"LR": np.zeros((3, 5))}}, lambdas=LAMBDAS, sigma_c=SIGMA_C, sigma_a=0.09)
+
+
+def test_a_comparison_of_data_sets_needs_both():
+    with pytest.raises(ValueError, match="CKB-8"):
+        claims.q1_ckb_harder({"mog8": tables(np.zeros((3, 5)))}, **GRID)
+
+
+# --------------------------------------------------------------------------------------------
+# Q1: each rule on tables where the verdict is known
+
+
+def test_q1_monotone_tolerates_dips_of_two_repeats_only():
+    R = 100
+    dip = V.copy()
+    dip[0] = V[1] - 2 / R + 1e-9               # the outermost step falls by just under 2/R: still monotone
+    bad = V.copy()
+    bad[0] = V[1] - 3 / R                      # falls by 3/R: not monotone
+    good = tables([V, V, dip])
+    run = lambda ks: claims.q1_monotone(ks, R=R, **GRID)
+    assert run(both(good, good)).verdict == "holds"
+    c = run(both(good, tables([V, bad, bad])))
+    assert (c.verdict, c.details) == ("partly", {"monotone_curves": 4, "monotone_total": 6})
+    assert run(both(tables([bad] * 3), tables([bad[::-1]] * 3))).verdict == "does not hold"
+
+
+def test_q1_larger_sigma_needs_one_win_and_pairs_to_compare():
+    run = lambda ks, **g: claims.q1_larger_sigma(ks, **{**GRID, **g})
+    assert run({"mog8": {"LR": [V, V[::-1], V[::-1]]}}).verdict == "holds"     # V: larger sigma_C wins
+    c = run({"mog8": {"LR": [V[::-1]] * 3}})
+    assert (c.verdict, c.details) == ("does not hold", {"larger_wins": 0, "pairs": 6})
+    # sigma_A at the edge of the grid: no pair of bandwidths around it
+    assert run({"mog8": {"LR": [V] * 3}}, sigma_a=0.075).verdict == "not tested"
+
+
+@pytest.mark.parametrize("slopes, expected", [((-1, -1), "holds"), ((-1, 1), "partly"), ((1, 1), "does not hold")])
+def test_lambda_rules_read_the_sign_of_kendalls_tau(slopes, expected):
+    lam = np.array(LAMBDAS)[:, None]
+    mog, ckb = (0.5 + s * 0.3 * lam * np.abs(np.array(SIGMA_C) - 0.1) / 0.025 for s in slopes)
+    ks = both({"LR": mog}, {"LR": ckb})
+    assert claims.q1_lambda(ks, lambdas=LAMBDAS, **GRID).verdict == expected
+    assert claims.q2_lambda(ks, lambdas=LAMBDAS, **GRID).verdict == expected
+    assert claims.q2_lambda(ks, lambdas=LAMBDAS, **GRID).details["lambda_total"] == 8
+    # Q3 also counts sigma_A, where these tables are flat (tau undefined): never "holds"
+    assert claims.q3_lambda(ks, lambdas=LAMBDAS, sigma_c=SIGMA_C).verdict == (
+        "partly" if expected == "holds" else expected)
+
+
+@pytest.mark.parametrize("knn_best, expected", [((0.1, 0.1), "holds"), ((0.1, 0.5), "partly"),
+                                                ((0.5, 0.5), "does not hold")])
+def test_q1_knn_compares_the_best_small_k_with_the_fig3_kbcs(knn_best, expected):
+    kbc = {"LR": np.tile([0.3, 0.1, 0.0, 0.1, 0.2], (3, 1))}                   # worse Fig. 3 KBC: 0.3
+    knn = {"LR": np.array([[b, 0.9, 0.9] for b in knn_best])}                 # the best k is k = 5
+    c = claims.q1_knn(both(kbc, kbc), both(knn, knn), lambdas=LAMBDAS, knn_lambdas=KNN_LAMBDAS, knn_k=KNN_K,
+                      sigma_c=SIGMA_C)
+    assert c.verdict == expected
+    # a good k above k_max does not count
+    knn_large = {"LR": np.array([[0.9, 0.9, 0.1]] * 2)}
+    assert claims.q1_knn(both(kbc, kbc), both(knn_large, knn_large), lambdas=LAMBDAS, knn_lambdas=KNN_LAMBDAS,
+                         knn_k=KNN_K, sigma_c=SIGMA_C, k_max=10).verdict == "does not hold"
+
+
+def test_q1_phi_order_wants_tlogt_best_and_hellinger_worst():
+    good = tables(np.tile(V, (3, 1)), tlogt=np.tile(V / 2, (3, 1)), hellinger=np.tile(2 * V, (3, 1)))
+    swapped = tables(np.tile(V, (3, 1)), tlogt=np.tile(2 * V, (3, 1)), hellinger=np.tile(V / 2, (3, 1)))
+    mixed = {s: np.vstack([good[s][:2], swapped[s][2:]]) for s in STATS}
+    run = lambda ks: claims.q1_phi_order(ks, **GRID)
+    assert run(both(good, good)).verdict == "holds"
+    c = run(both(good, mixed))
+    assert (c.verdict, c.details["hell_worst"], c.details["n_cases"]) == ("partly", 5, 6)
+    assert run(both(swapped, swapped)).verdict == "does not hold"
+    lr_best = tables(np.tile(V / 4, (3, 1)), hellinger=np.tile(2 * V, (3, 1)), tlogt=np.tile(V / 2, (3, 1)))
+    assert run(both(good, lr_best)).details["lr_best_ckb8"] == 3
+
+
+def test_q1_ckb_exception_is_about_ckb8_at_lambda_09():
+    base = np.tile(V, (3, 1))
+    worse_tlogt = base.copy()
+    worse_tlogt[2] *= 3
+    run = lambda ckb: claims.q1_ckb_exception({"ckb8": ckb}, lambdas=LAMBDAS, **GRID).verdict
+    assert run(tables(base, tlogt=worse_tlogt)) == "holds"
+    assert run(tables(base)) == "does not hold"                     # a tie is not "less accurate"
+    early = base.copy()
+    early[0] *= 3                                                     # worse t log t at lambda = 0.6 only
+    assert run(tables(base, tlogt=early)) == "does not hold"
+
+
+def test_q1_ckb_harder_counts_the_statistics():
+    mog = tables(np.tile(V, (3, 1)))
+    assert claims.q1_ckb_harder(both(mog, tables(2 * mog["LR"])), **GRID).verdict == "holds"
+    c = claims.q1_ckb_harder(both(mog, tables(2 * mog["LR"], log=mog["LR"] / 2)), **GRID)
+    assert (c.verdict, c.details["harder_stats"], c.details["easier_stats"]) == (
+        "partly", "LR, ASC t log t, ASC Hellinger", "ASC log")
+    assert c.details["lr_mean_ckb8"] == pytest.approx(2 * c.details["lr_mean_mog8"])
+    assert claims.q1_ckb_harder(both(mog, mog), **GRID).verdict == "does not hold"  # equal is not harder
+
+
+# --------------------------------------------------------------------------------------------
+# Q2
+
+
+def test_q2_wide_needs_every_bandwidth_within_25_percent_to_pass():
+    crit = 0.12
+    passes = np.full((3, 5), 0.05)
+    some = passes.copy()
+    some[1, 0] = 0.5                                                    # sigma_C = 0.075 caught at lambda = 0.8
+    only_exact = np.full((3, 5), 0.5)
+    only_exact[:, 2] = 0.05
+    knn = {"LR": np.full((2, 3), 0.05)}
+    run = lambda mog, ckb: claims.q2_wide(both({"LR": mog}, {"LR": ckb}), both(knn, knn), lambdas=LAMBDAS,
+                                          knn_lambdas=KNN_LAMBDAS, critical=crit, **GRID)
+    assert run(passes, passes).verdict == "holds"
+    c = run(passes, some)
+    assert (c.verdict, c.details["kbc_pass_ckb8"], c.details["knn_pass_ckb8"]) == ("partly", 4, 3)
+    # the exact bandwidth alone is no range of classifiers
+    c = run(only_exact, only_exact)
+    assert (c.verdict, c.details["exact_pass"], c.details["exact_fail"]) == ("does not hold", 6, "no rejection")
+    assert c.details["step_caught_mog8"] == 3
+
+
+@pytest.mark.parametrize("kbc_median, expected", [((0.1, 0.1), "holds"), ((0.1, 0.5), "partly"),
+                                                  ((0.5, 0.5), "does not hold")])
+def test_q2_kbc_knn_compares_medians(kbc_median, expected):
+    knn = {"LR": np.full((2, 3), 0.3)}
+    kbc = {"LR": np.vstack([np.full(5, 0.9)] + [np.full(5, m) for m in kbc_median])}  # lambda = 0.6 unused
+    c = claims.q2_kbc_knn(both(kbc, kbc), both(knn, knn), lambdas=LAMBDAS, knn_lambdas=KNN_LAMBDAS)
+    assert c.verdict == expected
+
+
+@pytest.mark.parametrize("k5, expected", [((0.5, 0.5), "holds"), ((0.5, 0.1), "partly"), ((0.1, 0.1), "does not hold")])
+def test_q2_moderate_k_beats_k5(k5, expected):
+    knn = {"LR": np.array([[a, 0.3, 0.4] for a in k5])}
+    assert claims.q2_moderate_k(both(knn, knn), knn_k=KNN_K).verdict == expected
+
+
+def test_q2_lr_asc_wants_neither_statistic_consistently_larger():
+    lr = np.tile(V, (3, 1))
+    alternating = np.where(np.arange(5) % 2 == 0, V / 2, 2 * V)[None].repeat(3, 0)  # LR larger at 2 of 4 off columns
+    run = lambda **asc: claims.q2_lr_asc(both(tables(lr, **asc), tables(lr, **asc)), **GRID)
+    assert run(log=alternating, tlogt=alternating, hellinger=alternating).verdict == "holds"
+    c = run(log=alternating, tlogt=lr / 2, hellinger=alternating)
+    assert (c.verdict, c.details) == ("partly", {"lr_larger_min": 50.0, "lr_larger_max": 100.0})
+    assert run(log=lr / 2, tlogt=lr / 2, hellinger=2 * lr).verdict == "does not hold"
+
+
+def test_q2_ckb_harder_compares_both_families():
+    low, high = {"LR": np.full((3, 5), 0.2)}, {"LR": np.full((3, 5), 0.4)}
+    kl, kh = {"LR": np.full((2, 3), 0.2)}, {"LR": np.full((2, 3), 0.4)}
+    run = lambda kbc, knn: claims.q2_ckb_harder(kbc, knn, **GRID)
+    assert run(both(low, high), both(kl, kh)).verdict == "holds"
+    assert run(both(low, high), both(kh, kl)).details == {"harder_families": "KBC"}
+    assert run(both(high, low), both(kh, kl)).verdict == "does not hold"
+
+
+# --------------------------------------------------------------------------------------------
+# Q3
+
+
+def test_q3_wide_needs_every_bandwidth_within_25_percent_to_separate():
+    crit = 0.12
+    sep, miss = np.full((3, 5), 0.6), np.full((3, 5), 0.6)
+    miss[0, 1] = 0.1                                           # sigma_C = 0.0875 fails at lambda = 0.6
+    knn = {"LR": np.full((2, 3), 0.6)}
+    run = lambda mog, ckb: claims.q3_wide(both({"LR": mog}, {"LR": ckb}), both(knn, knn), critical=crit, **GRID)
+    assert run(sep, sep).verdict == "holds"
+    c = run(sep, miss)
+    assert (c.verdict, c.details) == ("partly", {"sep_passed": 41, "sep_total": 42})
+    assert run(np.full((3, 5), 0.1), np.full((3, 5), 0.1)).verdict == "does not hold"
+
+
+def test_q3_lr_asc_wants_lr_at_least_as_large_in_three_quarters():
+    lr = np.full((3, 5), 0.5)
+    run = lambda **asc: claims.q3_lr_asc(both(tables(lr, **asc), tables(lr, **asc)))
+    assert run().verdict == "holds"                            # ties count for LR
+    c = run(hellinger=lr + 0.1)
+    assert (c.verdict, c.details) == ("partly", {"lr_asc_min": 0.0})
+    assert run(log=lr + 0.1, tlogt=lr + 0.1, hellinger=lr + 0.1).verdict == "does not hold"
+
+
+@pytest.mark.parametrize("gaps, expected", [((0.0, 0.05), "holds"), ((0.0, 0.3), "partly"),
+                                            ((-0.3, 0.3), "does not hold")])
+def test_q3_kbc_knn_allows_a_gap_of_01(gaps, expected):
+    knn = {"LR": np.full((2, 3), 0.5)}
+    kbc = {"LR": np.vstack([np.full(5, 0.5)] + [np.full(5, 0.5 + g) for g in gaps])}
+    c = claims.q3_kbc_knn(both(kbc, kbc), both(knn, knn), lambdas=LAMBDAS, knn_lambdas=KNN_LAMBDAS)
+    assert c.verdict == expected
+    assert c.details["max_gap"] == pytest.approx(max(map(abs, gaps)))
+
+
+def test_q3_ckb_harder_means_less_separation():
+    low, high = {"LR": np.full((3, 5), 0.4)}, {"LR": np.full((3, 5), 0.8)}
+    kl, kh = {"LR": np.full((2, 3), 0.4)}, {"LR": np.full((2, 3), 0.8)}
+    assert claims.q3_ckb_harder(both(high, low), both(kh, kl)).verdict == "holds"
+    assert claims.q3_ckb_harder(both(high, low), both(kl, kh)).verdict == "partly"
+    assert claims.q3_ckb_harder(both(low, high), both(kl, kh)).verdict == "does not hold"
+
+
+def test_ckb_harder_questions_reads_q3_the_other_way():
+    mog = {"Q1": 0.3, "Q2": 0.3, "Q3": 0.5}
+    assert claims.ckb_harder_questions(mog, {"Q1": 0.4, "Q2": 0.4, "Q3": 0.4}) == ("Q1", "Q2", "Q3")
+    assert claims.ckb_harder_questions(mog, {"Q1": 0.2, "Q2": 0.2, "Q3": 0.6}) == ()
+    with pytest.raises(ValueError, match="same questions"):
+        claims.ckb_harder_questions(mog, {"Q1": 0.2})
+# --------------------------------------------------------------------------------------------
+# The rules as the pages computed them before this module (git show of the claims cells of
+# book/synthetic/q1_approximation.md, q2_fast_deletion.md, q3_deletion_test.md), kept verbatim
+# except that glue() collects into a dict, Markdown is str and the constants come from ``ns``.
+
+
+def _page_rule_q1(sweeps, ns):
+    E = S = ns
+    DATASETS = tuple(sweeps)
+    out = {}
+
+    def glue(key, value, display=False):
+        out[key] = value
+
+    Markdown = str
+    sig = np.array(E.SIGMA_C)
+    ia = int(np.argmin(abs(sig - S.SIGMA_A)))
+    off = [j for j in range(len(sig)) if j != ia]
+    name = {"mog8": "MoG-8", "ckb8": "CKB-8"}
+
+    def monotone(curve, tol=2 / S.R):
+        left = curve[: ia + 1][::-1]   # from sigma_A outwards to the smallest sigma_C
+        right = curve[ia:]
+        return all(np.all(np.diff(side) >= -tol) for side in (left, right))
+
+    rows, verdicts = [], {}
+
+    # 1. monotone in |sigma_C - sigma_A|
+    n_lr = {d: sum(monotone(c) for c in sweeps[d]["kbc"].ks("Q1", "LR")) for d in DATASETS}
+    n_all = {d: sum(monotone(c) for s in S.STATISTICS for c in sweeps[d]["kbc"].ks("Q1", s)) for d in DATASETS}
+    nl = len(E.LAMBDAS)
+    v = S.claim_verdict(sum(n_lr.values()), 2 * nl)
+    rows.append(["1. KS grows (almost) monotonically with abs(σ_C − σ_A)", "§5.1, Fig. 4(a)",
+                 "; ".join(f"{name[d]}: LR {n_lr[d]}/{nl} curves, all statistics {n_all[d]}/{4 * nl}" for d in DATASETS), v])
+    verdicts["monotone"] = v
+    glue("q1_monotone_curves", int(sum(n_lr.values())), display=False)
+    glue("q1_monotone_total", 2 * nl, display=False)
+    glue("q1_shape_reading", Markdown(
+         "The shape of Fig. 4(a) reproduces" if v == "holds" else
+         "The shape of Fig. 4(a) reproduces for most curves" if sum(n_lr.values()) > nl else
+         "The shape of Fig. 4(a) reproduces for some curves" if v == "partly" else
+         "The shape of Fig. 4(a) does not reproduce"), display=False)
+
+    # 2. sometimes a larger sigma_C beats a smaller one
+    pairs = [(ia - s, ia + s) for s in range(1, min(ia, len(sig) - 1 - ia) + 1)]
+    wins = {d: sum(int(ks[lo] > ks[hi]) for ks in sweeps[d]["kbc"].ks("Q1", "LR") for lo, hi in pairs) for d in DATASETS}
+    n_pairs = len(pairs) * nl
+    v = "holds" if sum(wins.values()) > 0 else "does not hold"
+    rows.append(["2. sometimes a larger σ_C is more accurate than a smaller one", "§5.1",
+                 "; ".join(f"{name[d]}: larger wins {wins[d]}/{n_pairs} pairs" for d in DATASETS), v])
+    verdicts["larger_sigma"] = v
+    glue("q1_larger_wins", int(sum(wins.values())), display=False)
+    glue("q1_pairs", 2 * n_pairs, display=False)
+
+    # 3. larger lambda, better estimate
+    taus = {d: [kendalltau(E.LAMBDAS, sweeps[d]["kbc"].ks("Q1", "LR")[:, j]).statistic for j in off] for d in DATASETS}
+    neg = {d: sum(t < 0 for t in taus[d]) for d in DATASETS}
+    v = S.claim_verdict(sum(neg.values()), 2 * len(off))
+    rows.append(["3. larger λ gives better estimation", "§5.1, App. D.1",
+                 "; ".join(f"{name[d]}: τ < 0 for {neg[d]}/{len(off)} σ_C (mean τ = {np.mean(taus[d]):.2f})"
+                           for d in DATASETS), v])
+    verdicts["lambda"] = v
+
+    # 4. kNN with k <= 20 similar to KBC
+    small = [j for j, k in enumerate(E.KNN_K) if k <= 20]
+    fig3 = [E.SIGMA_C.index(0.075), E.SIGMA_C.index(0.125)]
+    ok4 = {}
+    for d in DATASETS:
+        knn, kbc = sweeps[d]["knn"].ks("Q1", "LR"), sweeps[d]["kbc"].ks("Q1", "LR")
+        ok4[d] = [knn[i, small].min() <= kbc[list(E.LAMBDAS).index(lam), fig3].max()
+                  for i, lam in enumerate(E.KNN_LAMBDAS)]
+    nk = len(E.KNN_LAMBDAS)
+    v = S.claim_verdict(sum(map(sum, ok4.values())), 2 * nk)
+    rows.append(["4. kNN with k ≤ 20 performs similarly to KBC", "§5.1, Fig. 3",
+                 "; ".join(f"{name[d]}: best kNN (k ≤ 20) within the KBC range at {sum(ok4[d])}/{nk} λ" for d in DATASETS), v])
+    verdicts["knn"] = v
+
+    # 5. most accurate under KL, least under Hellinger
+    mean_ks = {d: {s: sweeps[d]["kbc"].ks("Q1", s)[:, off].mean(axis=1) for s in S.STATISTICS} for d in DATASETS}
+    ok5 = {d: [min(S.STATISTICS, key=lambda s: mean_ks[d][s][i]) == "tlogt"
+               and max(S.STATISTICS, key=lambda s: mean_ks[d][s][i]) == "hellinger" for i in range(nl)] for d in DATASETS}
+    v = S.claim_verdict(sum(map(sum, ok5.values())), 2 * nl)
+    rows.append(["5. most accurate under KL (t log t), least under Hellinger", "App. D.1",
+                 "; ".join(f"{name[d]}: at {sum(ok5[d])}/{nl} λ" for d in DATASETS), v])
+    verdicts["phi"] = v
+
+    # 6. CKB-8 exception at lambda = 0.9
+    i9 = list(E.LAMBDAS).index(0.9)
+    m9 = {s: mean_ks["ckb8"][s][i9] for s in S.STATISTICS}
+    v = "holds" if m9["tlogt"] > max(m9["LR"], m9["log"]) else "does not hold"
+    rows.append(["6. CKB-8, λ = 0.9: LR and ASC log accurate, t log t less so", "App. D.2",
+                 f"mean KS: LR {m9['LR']:.3f}, log {m9['log']:.3f}, t log t {m9['tlogt']:.3f}", v])
+    verdicts["ckb_exception"] = v
+
+    # 7. CKB-8 harder than MoG-8
+    avg = {d: {s: mean_ks[d][s].mean() for s in S.STATISTICS} for d in DATASETS}
+    harder = [s for s in S.STATISTICS if avg["ckb8"][s] > avg["mog8"][s]]
+    v = S.claim_verdict(len(harder), len(S.STATISTICS))
+    rows.append(["7. CKB-8 is harder than MoG-8", "App. D.2",
+                 ", ".join(f"{S.STAT_SHORT[s]}: {avg['mog8'][s]:.2f} (MoG) vs {avg['ckb8'][s]:.2f} (CKB)"
+                           for s in S.STATISTICS), v])
+    verdicts["ckb_harder"] = v
+    glue("q1_mog_lr_mean", float(avg["mog8"]["LR"]), display=False)
+    glue("q1_ckb_lr_mean", float(avg["ckb8"]["LR"]), display=False)
+    best = {d: [min(S.STATISTICS, key=lambda s: mean_ks[d][s][i]) for i in range(nl)] for d in DATASETS}
+    worst = {d: [max(S.STATISTICS, key=lambda s: mean_ks[d][s][i]) for i in range(nl)] for d in DATASETS}
+    glue("q1_ckb_lr_best", best["ckb8"].count("LR"), display=False)
+    glue("q1_hell_worst", worst["mog8"].count("hellinger") + worst["ckb8"].count("hellinger"), display=False)
+    glue("q1_n_cases", 2 * nl, display=False)
+    glue("q1_knn_ok_mog", int(sum(ok4["mog8"])), display=False)
+    glue("q1_knn_ok_ckb", int(sum(ok4["ckb8"])), display=False)
+    glue("q1_n_knn_lams", nk, display=False)
+    glue("q1_ckb_harder_stats", ", ".join(S.STAT_SHORT[s] for s in harder) or "none", display=False)
+    glue("q1_ckb_easier_stats", ", ".join(S.STAT_SHORT[s] for s in S.STATISTICS if s not in harder) or "none",
+         display=False)
+    for k, val in verdicts.items():
+        glue(f"q1_v_{k}", val, display=False)
+    return rows, out
+
+
+def _page_rule_q2(sweeps, ns, ks_critical):
+    E = S = ns
+    DATASETS = tuple(sweeps)
+    out = {}
+
+    def glue(key, value, display=False):
+        out[key] = value
+
+    Markdown = str
+    sig = np.array(E.SIGMA_C)
+    ia = int(np.argmin(abs(sig - S.SIGMA_A)))
+    off = [j for j in range(len(sig)) if j != ia]
+    name = {"mog8": "MoG-8", "ckb8": "CKB-8"}
+    nl, nk = len(E.LAMBDAS), len(E.KNN_LAMBDAS)
+
+
+    rows, verdicts = [], {}
+
+    # 1. indistinguishable for a wide range of classifiers
+    kbc_pass = {d: (sweeps[d]["kbc"].ks("Q2", "LR") < ks_critical).sum(axis=1) for d in DATASETS}
+    knn_pass = {d: (sweeps[d]["knn"].ks("Q2", "LR") < ks_critical).sum(axis=1) for d in DATASETS}
+    near = np.abs(sig - S.SIGMA_A) <= 0.25 * S.SIGMA_A + 1e-12  # sigma_C in [0.075, 0.125]
+    wide = sum(int(row[near].all()) for d in DATASETS for row in sweeps[d]["kbc"].ks("Q2", "LR") < ks_critical)
+    beyond = sum(int(((sweeps[d]["kbc"].ks("Q2", "LR")[:, off]) < ks_critical).any()) for d in DATASETS)
+    v = "holds" if wide == 2 * nl else ("partly" if beyond or wide else "does not hold")
+    rows.append(["1. indistinguishable from re-training for a wide range of classifiers", "§5.1, Figs. 4(b), 5",
+                 "; ".join(f"{name[d]}: KBC passing per λ {list(map(int, kbc_pass[d]))} of {len(sig)}, "
+                           f"kNN passing per λ {list(map(int, knn_pass[d]))} of {len(E.KNN_K)}" for d in DATASETS), v])
+    verdicts["wide"] = v
+    i8 = list(E.LAMBDAS).index(0.8)
+    glue("q2_kbc_pass_08", int(kbc_pass["mog8"][i8]), display=False)
+    glue("q2_knn_pass_08", int(knn_pass["mog8"][list(E.KNN_LAMBDAS).index(0.8)]), display=False)
+    glue("q2_n_sigma", len(sig), display=False)
+    glue("q2_n_k", len(E.KNN_K), display=False)
+    # the exact bandwidth: Y_D then follows p_hat' exactly, so only the test's false alarms can reject
+    exact_fail = [(name[d], lam) for d in DATASETS
+                  for lam, ks in zip(E.LAMBDAS, sweeps[d]["kbc"].ks("Q2", "LR")[:, ia]) if ks >= ks_critical]
+    glue("q2_exact_pass", 2 * nl - len(exact_fail), display=False)
+    glue("q2_n_cases", 2 * nl, display=False)
+    glue("q2_exact_fail", ("rejected: " + ", ".join(f"{d} at λ = {lam:g}" for d, lam in exact_fail))
+         if exact_fail else "no rejection", display=False)
+    # the nearest bandwidths of the grid (one step, 12.5 % off sigma_A): at how many lambda are both caught?
+    step = [int(np.argmin(abs(sig - (S.SIGMA_A - 0.0125)))), int(np.argmin(abs(sig - (S.SIGMA_A + 0.0125))))]
+    glue("q2_step_caught", int((sweeps["mog8"]["kbc"].ks("Q2", "LR")[:, step] >= ks_critical).all(axis=1).sum()),
+         display=False)
+
+    # 2. less distinguishable for larger lambda
+    taus = {d: [kendalltau(E.LAMBDAS, sweeps[d]["kbc"].ks("Q2", "LR")[:, j]).statistic for j in off] for d in DATASETS}
+    neg = {d: sum(t < 0 for t in taus[d]) for d in DATASETS}
+    v = S.claim_verdict(sum(neg.values()), 2 * len(off))
+    rows.append(["2. less distinguishable for larger λ", "§5.1, App. D.1",
+                 "; ".join(f"{name[d]}: τ < 0 for {neg[d]}/{len(off)} σ_C (mean τ = {np.mean(taus[d]):.2f})"
+                           for d in DATASETS), v])
+    verdicts["lambda"] = v
+    glue("q2_lambda_neg", int(sum(neg.values())), display=False)
+    glue("q2_lambda_total", 2 * len(off), display=False)
+
+    # 3. KBC generally better than kNN
+    better = {}
+    for d in DATASETS:
+        kbc, knn = sweeps[d]["kbc"].ks("Q2", "LR"), sweeps[d]["knn"].ks("Q2", "LR")
+        better[d] = [(np.median(kbc[list(E.LAMBDAS).index(lam)]), np.median(knn[i])) for i, lam in enumerate(E.KNN_LAMBDAS)]
+    n3 = {d: sum(a < b for a, b in better[d]) for d in DATASETS}
+    v = S.claim_verdict(sum(n3.values()), 2 * nk)
+    rows.append(["3. KBC generally better than kNN", "App. D.1",
+                 "; ".join(f"{name[d]}: KBC median below kNN median at {n3[d]}/{nk} λ ("
+                           + ", ".join(f"{a:.2f} vs {b:.2f}" for a, b in better[d]) + ")" for d in DATASETS), v])
+    verdicts["kbc_knn"] = v
+
+    # 4. moderate k overlaps better
+    moderate = [j for j, k in enumerate(E.KNN_K) if 10 <= k <= 50]
+    low = [j for j, k in enumerate(E.KNN_K) if k < 10]
+    n4 = {d: sum(row[moderate].min() < row[low].min() for row in sweeps[d]["knn"].ks("Q2", "LR")) for d in DATASETS}
+    v = S.claim_verdict(sum(n4.values()), 2 * nk)
+    rows.append(["4. kNN: moderate k (10 to 50) overlaps better", "App. D.1, D.2",
+                 "; ".join(f"{name[d]}: best moderate k beats k = 5 at {n4[d]}/{nk} λ" for d in DATASETS), v])
+    verdicts["moderate_k"] = v
+
+    # 5. no clear difference between LR and ASC
+    fr = {}
+    for phi in ("log", "tlogt", "hellinger"):
+        lr = np.concatenate([sweeps[d]["kbc"].ks("Q2", "LR")[:, off].ravel() for d in DATASETS])
+        asc = np.concatenate([sweeps[d]["kbc"].ks("Q2", phi)[:, off].ravel() for d in DATASETS])
+        fr[phi] = (np.mean(lr > asc), np.mean(lr - asc))
+    n5 = sum(0.25 <= f <= 0.75 for f, _ in fr.values())
+    v = S.claim_verdict(n5, 3)
+    rows.append(["5. no clear difference between LR and ASC", "App. D.1",
+                 "; ".join(f"{S.STAT_SHORT[p]}: LR larger in {100 * f:.0f} % of cases (mean difference {m:+.2f})"
+                           for p, (f, m) in fr.items()), v])
+    verdicts["lr_asc"] = v
+    glue("q2_lr_larger_min", float(100 * min(f for f, _ in fr.values())), display=False)
+    lr_share = [f for f, _ in fr.values()]
+    glue("q2_lr_asc_reading", Markdown(
+         "LR is the more sensitive probe" if min(lr_share) > 0.75 else
+         "ASC is the more sensitive probe" if max(lr_share) < 0.25 else
+         "neither statistic is consistently the more sensitive probe"), display=False)
+
+    # 6. CKB-8 harder than MoG-8
+    avg = {d: (sweeps[d]["kbc"].ks("Q2", "LR")[:, off].mean(), sweeps[d]["knn"].ks("Q2", "LR").mean()) for d in DATASETS}
+    n6 = int(avg["ckb8"][0] > avg["mog8"][0]) + int(avg["ckb8"][1] > avg["mog8"][1])
+    v = S.claim_verdict(n6, 2)
+    rows.append(["6. CKB-8 is harder than MoG-8 (higher KS)", "App. D.2",
+                 f"mean KS, KBC: {avg['mog8'][0]:.2f} (MoG) vs {avg['ckb8'][0]:.2f} (CKB); "
+                 f"kNN: {avg['mog8'][1]:.2f} (MoG) vs {avg['ckb8'][1]:.2f} (CKB)", v])
+    verdicts["ckb_harder"] = v
+    ckb_higher = [f for f, i in (("KBC", 0), ("kNN", 1)) if avg["ckb8"][i] > avg["mog8"][i]]
+    glue("q2_ckb_reading", Markdown(
+         "CKB-8 has the higher mean KS for both families of DREs, so it is the harder data set here"
+         if len(ckb_higher) == 2 else
+         f"CKB-8 has the higher mean KS for {ckb_higher[0]} only, so neither data set is harder throughout"
+         if ckb_higher else
+         "MoG-8, with our reading of its covariance, has the higher mean KS for both families of DREs, "
+         "so it is the harder data set here"), display=False)
+    glue("q2_n3", int(sum(n3.values())), display=False)
+    glue("q2_n4", int(sum(n4.values())), display=False)
+    glue("q2_n_cases_knn", 2 * nk, display=False)
+    for k, val in verdicts.items():
+        glue(f"q2_v_{k}", val, display=False)
+    return rows, out
+
+
+def _page_rule_q3(sweeps, ns, ks_critical):
+    E = S = ns
+    DATASETS = tuple(sweeps)
+    out = {}
+
+    def glue(key, value, display=False):
+        out[key] = value
+
+    Markdown = str
+    name = {"mog8": "MoG-8", "ckb8": "CKB-8"}
+    nl, nk = len(E.LAMBDAS), len(E.KNN_LAMBDAS)
+
+
+    rows, verdicts = [], {}
+
+    # 1. separation for a wide range of classifiers
+    sep = {d: {f: sweeps[d][f].ks("Q3", "LR") > ks_critical for f in ("kbc", "knn")} for d in DATASETS}
+    passed = sum(int(sep[d][f].sum()) for d in DATASETS for f in sep[d])
+    total = sum(sep[d][f].size for d in DATASETS for f in sep[d])
+    near = np.abs(np.array(E.SIGMA_C) - S.SIGMA_A) <= 0.25 * S.SIGMA_A + 1e-12  # sigma_C in [0.075, 0.125]
+    wide = sum(int(row[near].all()) for d in DATASETS for row in sep[d]["kbc"])
+    v = S.claim_verdict(wide, 2 * nl)
+    rows.append(["1. the DRE separates H0 and H1 for a wide range of classifiers", "§5.1, Figs. 4(c), 6; App. D.1",
+                 "; ".join(f"{name[d]}: KBC {int(sep[d]['kbc'].sum())}/{sep[d]['kbc'].size}, "
+                           f"kNN {int(sep[d]['knn'].sum())}/{sep[d]['knn'].size} (λ, setting) cells" for d in DATASETS), v])
+    verdicts["wide"] = v
+    glue("q3_sep_passed", int(passed), display=False)
+    glue("q3_sep_total", int(total), display=False)
+
+    # 2. LR better than ASC
+    fr = {}
+    for phi in ("log", "tlogt", "hellinger"):
+        lr = np.concatenate([sweeps[d]["kbc"].ks("Q3", "LR").ravel() for d in DATASETS])
+        asc = np.concatenate([sweeps[d]["kbc"].ks("Q3", phi).ravel() for d in DATASETS])
+        fr[phi] = (np.mean(lr >= asc), np.mean(lr - asc))
+    v = S.claim_verdict(sum(f >= 0.75 for f, _ in fr.values()), 3)
+    rows.append(["2. LR (slightly) better than ASC", "§5.1; App. D.1, D.2",
+                 "; ".join(f"{S.STAT_SHORT[p]}: LR ≥ ASC in {100 * f:.0f} % of cases (mean difference {m:+.2f})"
+                           for p, (f, m) in fr.items()), v])
+    verdicts["lr_asc"] = v
+
+    # 3. larger lambda, less distinguishable
+    taus = {d: [kendalltau(E.LAMBDAS, c).statistic for c in sweeps[d]["kbc"].ks("Q3", "LR").T] for d in DATASETS}
+    neg = {d: sum(t < 0 for t in taus[d]) for d in DATASETS}
+    v = S.claim_verdict(sum(neg.values()), 2 * len(E.SIGMA_C))
+    rows.append(["3. larger λ makes the models less distinguishable", "§5.1, App. D.1",
+                 "; ".join(f"{name[d]}: τ < 0 for {neg[d]}/{len(E.SIGMA_C)} σ_C (mean τ = {np.mean(taus[d]):.2f})"
+                           for d in DATASETS), v])
+    verdicts["lambda"] = v
+
+    # 4. KBC comparable to kNN
+    gaps = {}
+    for d in DATASETS:
+        kbc, knn = sweeps[d]["kbc"].ks("Q3", "LR"), sweeps[d]["knn"].ks("Q3", "LR")
+        gaps[d] = [np.median(kbc[list(E.LAMBDAS).index(lam)]) - np.median(knn[i]) for i, lam in enumerate(E.KNN_LAMBDAS)]
+    n4 = {d: sum(abs(g) <= 0.1 for g in gaps[d]) for d in DATASETS}
+    v = S.claim_verdict(sum(n4.values()), 2 * nk)
+    rows.append(["4. KBC generally comparable to kNN", "App. D.1",
+                 "; ".join(f"{name[d]}: medians within 0.1 at {n4[d]}/{nk} λ (KBC − kNN: "
+                           + ", ".join(f"{g:+.2f}" for g in gaps[d]) + ")" for d in DATASETS), v])
+    verdicts["kbc_knn"] = v
+
+    # 5. CKB-8 harder (less separation)
+    avg = {d: {f: sweeps[d][f].ks("Q3", "LR").mean() for f in ("kbc", "knn")} for d in DATASETS}
+    n5 = sum(avg["ckb8"][f] < avg["mog8"][f] for f in ("kbc", "knn"))
+    v = S.claim_verdict(n5, 2)
+    rows.append(["5. CKB-8 is harder than MoG-8 (less separation)", "App. D.2 (for Q1, Q2)",
+                 "; ".join(f"{S.FAMILY_LABELS[f]}: mean KS {avg['mog8'][f]:.2f} (MoG) vs {avg['ckb8'][f]:.2f} (CKB)"
+                           for f in ("kbc", "knn")), v])
+    verdicts["ckb_harder"] = v
+    glue("q3_lr_asc_min", float(100 * min(f for f, _ in fr.values())), display=False)
+    glue("q3_kbc_ahead", int(sum(g > 0 for d in DATASETS for g in gaps[d])), display=False)
+    glue("q3_n_cases_knn", 2 * nk, display=False)
+    glue("q3_max_gap", float(max(abs(g) for d in DATASETS for g in gaps[d])), display=False)
+    for k, val in verdicts.items():
+        glue(f"q3_v_{k}", val, display=False)
+    return rows, out
+
+
+# --------------------------------------------------------------------------------------------
+# On a small real sweep: the same verdicts, numbers and glued values as the pages' old rules
+
+REAL = dict(sigma_c=(0.05, 0.075, 0.0875, 0.1, 0.1125, 0.125, 0.15), lambdas=(0.6, 0.8, 0.9),
+            knn_k=(5, 10, 20), knn_lambdas=(0.8, 0.9))
+#: old glue key -> new glue key, where the page's prose changed with it
+RENAMED = {"q1_mog_lr_mean": "q1_lr_mean_mog8", "q1_ckb_lr_mean": "q1_lr_mean_ckb8",
+           "q1_ckb_lr_best": "q1_lr_best_ckb8", "q1_knn_ok_mog": "q1_knn_ok_mog8", "q1_knn_ok_ckb": "q1_knn_ok_ckb8",
+           "q1_ckb_harder_stats": "q1_harder_stats", "q1_ckb_easier_stats": "q1_easier_stats",
+           "q2_kbc_pass_08": "q2_kbc_pass_mog8", "q2_knn_pass_08": "q2_knn_pass_mog8",
+           "q2_step_caught": "q2_step_caught_mog8", "q2_n3": "q2_kbc_better", "q2_n4": "q2_moderate_better"}
+#: sentences the old cells built in code; the pages now state them in prose
+SENTENCES = {"q1_shape_reading", "q2_lr_asc_reading", "q2_ckb_reading"}
+
+
+@pytest.fixture(scope="module", params=[0, 1], ids=["seed0", "seed1"])
+def small_sweeps(request):
+    from gendel import experiments as E
+
+    kw = dict(N=60, m=40, R=8, seed=request.param, cache=False, progress=False)
+    sc, ks = REAL["sigma_c"], REAL["knn_k"]
+    return {d: {"kbc": E.sweep(d, REAL["lambdas"], E.kbc_dres(sc), labels=[f"{s:g}" for s in sc], **kw),
+                "knn": E.sweep(d, REAL["knn_lambdas"], E.knn_dres(ks), labels=[str(k) for k in ks], **kw)}
+            for d in ("mog8", "ckb8")}
+
+
+def _namespace():
+    from gendel.plotting import synthetic as S
+
+    return SimpleNamespace(SIGMA_C=REAL["sigma_c"], LAMBDAS=REAL["lambdas"], KNN_K=REAL["knn_k"],
+                           KNN_LAMBDAS=REAL["knn_lambdas"], SIGMA_A=0.1, R=8, STATISTICS=STATS,
+                           STAT_SHORT=S.STAT_SHORT, FAMILY_LABELS=S.FAMILY_LABELS, claim_verdict=S.claim_verdict)
+
+
+def _same(old_rows, old_glue, new_claims, prefix):
+    assert rows(new_claims) == old_rows
+    new_glue = glue_values(new_claims, prefix)
+    expected = {RENAMED.get(k, k): v for k, v in old_glue.items() if k not in SENTENCES}
+    assert {k: new_glue.get(k, "missing") for k in expected} == expected
+
+
+def test_q1_gives_the_verdicts_of_the_page(small_sweeps):
+    grid = dict(sigma_c=REAL["sigma_c"], sigma_a=0.1, R=8, knn_k=REAL["knn_k"])
+    _same(*_page_rule_q1(small_sweeps, _namespace()), claims.q1(small_sweeps, **grid), "q1")
+
+
+@pytest.mark.parametrize("critical", [None, 0.3])
+def test_q2_and_q3_give_the_verdicts_of_the_pages(small_sweeps, critical):
+    grid = dict(sigma_c=REAL["sigma_c"], sigma_a=0.1, R=8, knn_k=REAL["knn_k"], critical=critical)
+    crit = claims.ks_critical(8) if critical is None else critical
+    _same(*_page_rule_q2(small_sweeps, _namespace(), crit), claims.q2(small_sweeps, **grid), "q2")
+    _same(*_page_rule_q3(small_sweeps, _namespace(), crit), claims.q3(small_sweeps, **grid), "q3")
