@@ -51,6 +51,8 @@ QUESTIONS = {
 QUESTION_TITLES = {"Q1": "Q1: DRE approximation", "Q2": "Q2: fast deletion", "Q3": "Q3: deletion test"}
 #: The statistics of the experiments: LR and ASC for each phi.
 STATISTICS = ("LR",) + PHI_NAMES
+#: Short names of the statistics in tables and axis titles.
+STAT_SHORT = {"LR": "LR", "log": "ASC log", "tlogt": "ASC t log t", "hellinger": "ASC Hellinger"}
 #: The (sample, ratio) pairs whose statistics a run computes.
 KEYS = (("H0", "exact"), ("H0", "dre"), ("H1", "exact"), ("H1", "dre"), ("D", "exact"))
 
@@ -238,4 +240,4 @@ def shared(protocol):
     return X, deleted, exact, samples, log_exact, s["D"].bit_generator.state
 
 
-__all__ = ["KEYS", "PAPER", "Protocol", "QUESTIONS", "QUESTION_TITLES", "STATISTICS", "setup", "shared", "streams"]
+__all__ = ["KEYS", "PAPER", "Protocol", "QUESTIONS", "QUESTION_TITLES", "STATISTICS", "STAT_SHORT", "setup", "shared", "streams"]

@@ -9,13 +9,12 @@ import numpy as np
 from scipy.stats import kendalltau
 
 from ..data import LABELS
-from ..stats import PHI_NAMES
+from ..dre import DRE_CHOICES
+from ..protocol import STAT_SHORT, STATISTICS  # noqa: F401  (re-exported to the claim modules)
+from ..stats import PHI_NAMES  # noqa: F401
 
-#: The statistics of the experiments: LR and the ASC statistic for each phi.
-STATISTICS = ("LR",) + PHI_NAMES
-#: Short names of the statistics in the tables.
-STAT_SHORT = {"LR": "LR", "log": "ASC log", "tlogt": "ASC t log t", "hellinger": "ASC Hellinger"}
-FAMILY_LABELS = {"kbc": "KBC", "knn": "kNN"}
+#: Labels of the DRE families of the sweeps ("KBC", "kNN").
+FAMILY_LABELS = {key: DRE_CHOICES[key].short for key in ("kbc", "knn")}
 
 
 def name(dataset):

@@ -8,6 +8,8 @@ import sys
 import plotly.io as pio
 from plotly.io._base_renderers import MimetypeRenderer
 
+from ..protocol import STAT_SHORT as _STAT_SHORT
+
 #: The paper's colour code (§5.1): light blue for the approximated model, orange for the
 #: pre-trained model (H0), green for the re-trained model (H1).
 COLORS = {
@@ -23,7 +25,7 @@ COLORS = {
 #: full for titles and menus, short for legends and axes, and one colour each.
 STAT_LABELS = {"LR": "LR", "log": "ASC, φ(t) = log t", "tlogt": "ASC, φ(t) = t log t (KL)",
                "hellinger": "ASC, φ(t) = (√t − 1)² (Hellinger)"}
-STAT_SHORT = {"LR": "LR", "log": "ASC log", "tlogt": "ASC t log t", "hellinger": "ASC Hellinger"}
+STAT_SHORT = _STAT_SHORT
 STAT_COLORS = {"LR": "#3B3B3B", "log": "#7B4F9D", "tlogt": "#B07CC6", "hellinger": "#DCC2E8"}
 
 LAMBDA_COLORS = {0.5: "#440154", 0.6: "#3B528B", 0.7: "#21908C", 0.8: "#5DC863", 0.9: "#C7B200"}
