@@ -7,12 +7,8 @@ Given m samples ``Y`` of a model q and the pre-trained model p_hat, test
 
 with one of the statistics of §4 / Appendix C. The null distribution of the statistic for the
 sample size m = len(Y) is simulated from p_hat (``n_null`` independent sets of m samples), and the
-p-value is the Monte-Carlo one,
-
-    p = (1 + #{null statistics >= observed}) / (1 + n_null),
-
-which is valid at every n_null: under H0 the observed statistic and the n_null simulated ones are
-exchangeable, so P(p <= alpha) <= alpha exactly. The simulated null is kept per m and reused.
+p-value is the Monte-Carlo one of :mod:`gendel.calibration`, (1 + #{null >= observed}) / (1 + n_null),
+valid at every n_null. The simulated null is kept per m and reused.
 
 Which tail counts as evidence for H1' (the *direction*) is derived per statistic:
 
@@ -44,14 +40,15 @@ Gretton et al. (2012) on the observed Y and Y_hat.
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import stats as _sps
 
+from ._mmd import median_bandwidth, mmd2_batch, permutation_mmd2
 from ._validation import check_count, check_fitted, check_positive
-from .stats import _sqdist, asc, likelihood_ratio, psi
+from .calibration import (PowerResult, binomial_interval, check_alpha, check_null_size,  # noqa: F401 (re-exported)
+                          critical_value, monte_carlo_p_values, normal_p_values, rejects, type_one_band)
+from .stats import asc, likelihood_ratio, psi
 
 #: The statistics of the test: LR (§4.1), ASC with three phi functions (§4.2), MMD (App. C.3).
 STATISTICS = ("lr", "asc-log", "asc-tlogt", "asc-hellinger", "mmd")
@@ -64,59 +61,6 @@ METHODS = ("monte-carlo", "asymptotic", "permutation")
 MMD_KERNELS = ("rbf", "laplacian")
 #: Model draws per test call are generated in chunks of about this many points (memory).
 _CHUNK_POINTS = 50_000
-
-
-def check_alpha(alpha):
-    """The level alpha of a test: a number strictly between 0 and 1."""
-    if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real):
-        raise TypeError(f"alpha must be a number in (0, 1), e.g. 0.05; got {alpha!r}")
-    value = float(alpha)
-    if not 0.0 < value < 1.0:
-        raise ValueError(f"alpha must lie strictly between 0 and 1 (e.g. 0.05); got {alpha!r}")
-    return value
-
-
-def monte_carlo_p_values(observed, null):
-    """(1 + #{null >= t}) / (1 + n_null) for each oriented statistic t of ``observed``.
-
-    ``null`` is a 1-D array of oriented null statistics (larger = more evidence against H0).
-    Values of -inf (a zero ratio somewhere in the sample) are ordered below everything else.
-    """
-    null = np.sort(np.asarray(null, dtype=float))
-    observed = np.asarray(observed, dtype=float)
-    at_least = null.size - np.searchsorted(null, observed, side="left")
-    return (1.0 + at_least) / (1.0 + null.size)
-
-
-def type_one_band(n_rep, n_null, alpha, level=0.99):
-    """Where the type-I error of ``n_rep`` tests that share one null sample falls, under H0.
-
-    The tests reject when the statistic is beyond the k-th most extreme of the n_null null
-    statistics, k = floor(alpha (n_null + 1)). For a continuous statistic the rejection
-    probability given the null sample is pi = 1 - F(c_k) ~ Beta(k, n_null + 1 - k) (an order
-    statistic of uniforms), with mean k / (n_null + 1) <= alpha, and the number of rejections is
-    Beta-binomial(n_rep, k, n_null + 1 - k). This is wider than the binomial interval of n_rep
-    independent tests, because the shared critical value is itself random.
-
-    Returns
-    -------
-    (low, high) : tuple of float
-        The central ``level`` interval of the rejection rate (rejections / n_rep).
-    """
-    alpha = check_alpha(alpha)
-    n_rep, n_null = check_count(n_rep, "n_rep"), check_count(n_null, "n_null")
-    k = math.floor(alpha * (n_null + 1) + 1e-9)
-    if k < 1:
-        raise ValueError(f"n_null={n_null} is too small for a test at alpha={alpha:g}; use n_null >= {math.ceil(1 / alpha) - 1}")
-    law = _sps.betabinom(n_rep, k, n_null + 1 - k)
-    tail = (1.0 - level) / 2.0
-    return float(law.ppf(tail)) / n_rep, float(law.isf(tail)) / n_rep
-
-
-def binomial_interval(k, n, level=0.95):
-    """The exact (Clopper-Pearson) interval of a rate k / n at the given confidence level."""
-    low, high = _sps.binomtest(int(k), int(n)).proportion_ci(confidence_level=level, method="exact")
-    return float(low), float(high)
 
 
 @dataclass(frozen=True)
@@ -144,6 +88,11 @@ class TestResult:
         How the null distribution was obtained (one of :data:`METHODS`).
     direction : int
         +1 when large values are evidence for H1', -1 when small values are.
+
+    Examples
+    --------
+    >>> print(TestResult(statistic=0.12, p_value=0.004, reject=True, alpha=0.05, m=400, null=None))
+    LR = 0.12, p = 0.004 (m = 400, monte-carlo) at alpha = 0.05: reject H0: the points look deleted
     """
 
     __test__ = False  # not a pytest class
@@ -162,50 +111,6 @@ class TestResult:
         verdict = "reject H0: the points look deleted" if self.reject else "keep H0: no evidence of deletion"
         return (f"{STATISTIC_LABELS[self.name]} = {self.statistic:.4g}, p = {self.p_value:.4g} "
                 f"(m = {self.m}, {self.method}) at alpha = {self.alpha:g}: {verdict}")
-
-
-@dataclass(frozen=True)
-class PowerResult:
-    """The rejection rate of :meth:`DeletionTest.power` with its exact 95 % binomial interval.
-
-    ``statistics`` and ``p_values`` hold one entry per replicate (natural scale).
-    """
-
-    rate: float
-    low: float
-    high: float
-    n_rep: int
-    m: int
-    alpha: float
-    statistics: np.ndarray = field(repr=False)
-    p_values: np.ndarray = field(repr=False)
-
-    def __str__(self):
-        return (f"rejection rate {self.rate:.3f} (95 % interval {self.low:.3f}-{self.high:.3f}) "
-                f"over {self.n_rep} tests of m = {self.m} at alpha = {self.alpha:g}")
-
-
-def _gram(A, B, kernel, bandwidth):
-    """Kernel matrix between the rows of A (..., m, d) and B (..., n, d)."""
-    if callable(kernel):
-        if A.ndim == 2:
-            return np.asarray(kernel(A, B), dtype=float)
-        return np.stack([np.asarray(kernel(a, b), dtype=float) for a, b in zip(A, B)])
-    d2 = _sqdist(A, B)
-    if kernel == "rbf":
-        return np.exp(-d2 / (2.0 * bandwidth**2))
-    return np.exp(-np.sqrt(d2) / bandwidth)  # laplacian
-
-
-def _mmd2_batch(Y, Yhat, kernel, bandwidth):
-    """MMD^2_u(Y[r], Yhat[r]) of Appendix C.3 for each leading index r; Y, Yhat of shape (R, m, d)."""
-    m, n = Y.shape[-2], Yhat.shape[-2]
-    kyy = _gram(Y, Y, kernel, bandwidth)
-    kxx = _gram(Yhat, Yhat, kernel, bandwidth)
-    kxy = _gram(Y, Yhat, kernel, bandwidth)
-    term_y = (kyy.sum((-2, -1)) - np.trace(kyy, axis1=-2, axis2=-1)) / (m * (m - 1))
-    term_x = (kxx.sum((-2, -1)) - np.trace(kxx, axis1=-2, axis2=-1)) / (n * (n - 1))
-    return term_y + term_x - 2.0 * kxy.mean((-2, -1))
 
 
 class DeletionTest:
@@ -250,7 +155,7 @@ class DeletionTest:
     >>> from gendel.deletion_test import DeletionTest
     >>> X, comp = data.mog8(400, rng=np.random.default_rng(0))
     >>> deleted = data.deletion_mask("mog8", comp, 0.5, rng=np.random.default_rng(1))
-    >>> exact = dre.ExactKDERatio(0.1).fit(X, deleted)
+    >>> exact = dre.ExactKDERatio(bandwidth=0.1).fit(X, deleted)
     >>> test = DeletionTest(exact.pretrained_, exact, statistic="lr", n_null=200, rng=2)
     >>> Y = exact.retrained_.sample(400, rng=np.random.default_rng(3))   # a model that forgot X'
     >>> result = test.test(Y, alpha=0.05)
@@ -291,9 +196,7 @@ class DeletionTest:
         self._nulls = {}
 
     def __repr__(self):
-        extra = ""
-        if self.statistic == "mmd":
-            extra = f", kernel={self.kernel!r}, bandwidth={self.bandwidth!r}"
+        extra = f", kernel={self.kernel!r}, bandwidth={self.bandwidth!r}" if self.statistic == "mmd" else ""
         return (f"DeletionTest({self.model!r}, {self.dre!r}, statistic={self.statistic!r}, "
                 f"n_null={self.n_null}{extra})")
 
@@ -316,23 +219,12 @@ class DeletionTest:
         self._moments = None
         direction = 1
         if self.statistic == "mmd":
-            flat = draws.reshape(len(draws), -1).astype(float)
-            if self.bandwidth is None:
-                sub = flat[:1000]
-                d = np.sqrt(_sqdist(sub, sub))[np.triu_indices(len(sub), 1)]
-                median = float(np.median(d))
-                if not median > 0:
-                    raise ValueError("the median heuristic gave bandwidth 0 (the model's draws coincide); "
-                                     "pass bandwidth=... explicitly")
-                self.bandwidth_ = median
-            else:
-                self.bandwidth_ = self.bandwidth
+            self.bandwidth_ = median_bandwidth(draws) if self.bandwidth is None else self.bandwidth
         else:
             log_r = np.asarray(self.dre.log_ratio(draws), dtype=float)
             if np.isnan(log_r).any():
                 raise ValueError("the DRE returned NaN log ratios on the model's samples")
-            phi = "log" if self.statistic == "lr" else self.statistic[4:]
-            values = log_r if self.statistic == "lr" else psi(log_r, phi)
+            values = log_r if self.statistic == "lr" else psi(log_r, self.statistic[4:])
             if self.statistic != "lr":
                 # E_H1'[psi] - E_H0[psi] = E_p_hat[psi(rho) (rho / Z - 1)], Z = E_p_hat[rho]
                 ratio = np.exp(log_r - log_r.max())
@@ -346,17 +238,12 @@ class DeletionTest:
         """The statistic for each of R sample sets: Y of shape (R, m, ...), natural scale."""
         R, m = Y.shape[:2]
         if self.statistic == "mmd":
-            flat = Y.reshape(R, m, -1).astype(float)
-            flat_hat = Yhat.reshape(R, m, -1).astype(float)
-            return _mmd2_batch(flat, flat_hat, self.kernel, self.bandwidth_)
+            return mmd2_batch(Y, Yhat, self.kernel, self.bandwidth_)
         log_y = np.asarray(self.dre.log_ratio(Y.reshape(R * m, *Y.shape[2:])), dtype=float).reshape(R, m)
         if self.statistic == "lr":
             return likelihood_ratio(log_y)
         log_hat = np.asarray(self.dre.log_ratio(Yhat.reshape(R * m, *Yhat.shape[2:])), dtype=float).reshape(R, m)
         return asc(log_hat, log_y, self.statistic[4:])
-
-    def _needs_yhat(self):
-        return self.statistic != "lr"
 
     def _batched(self, draw, R, m, rng):
         """Statistics of R sets of m samples drawn by ``draw(n)`` (and m of Y_hat from ``rng``), in chunks."""
@@ -368,10 +255,8 @@ class DeletionTest:
             r = min(chunk, R - start)
             Y = draw(r * m)
             Y = Y.reshape(r, m, *Y.shape[1:])
-            Yhat = None
-            if self._needs_yhat():
-                Yhat = self._sample(r * m, rng)
-                Yhat = Yhat.reshape(r, m, *Yhat.shape[1:])
+            # Y_hat ~ p_hat, the reference sample of ASC and MMD
+            Yhat = None if self.statistic == "lr" else self._sample(r * m, rng).reshape(Y.shape)
             out.append(self._statistics(Y, Yhat))
         return np.concatenate(out)
 
@@ -395,11 +280,8 @@ class DeletionTest:
         if method == "permutation" and self.statistic != "mmd":
             raise ValueError("method='permutation' is the two-sample MMD test; for LR and ASC use "
                              "method='monte-carlo' or 'asymptotic'")
-        if method != "asymptotic" and 1.0 / (1.0 + self.n_null) > alpha:
-            need = math.ceil(1.0 / alpha) - 1
-            raise ValueError(f"with n_null={self.n_null} the smallest Monte-Carlo p-value is 1/(1 + n_null) = "
-                             f"{1 / (1 + self.n_null):.3g} > alpha={alpha:g}: the test could never reject. "
-                             f"Use n_null >= {need} (1000 or more for a stable critical value)")
+        if method != "asymptotic":
+            check_null_size(self.n_null, alpha)
         return alpha
 
     def _check_Y(self, Y):
@@ -421,28 +303,9 @@ class DeletionTest:
         if not finite:
             raise ValueError("method='asymptotic' needs finite log ratios under p_hat, but the DRE is 0 on some "
                              "model samples (e.g. a kNN DRE); use method='monte-carlo'")
-        if self.statistic == "lr":
-            loc, scale = mean, math.sqrt(var / m)
-        else:  # ASC: m draws of Y_hat and m of Y, all from p_hat under H0
-            loc, scale = 2.0 * mean, math.sqrt(2.0 * var / m)
-        z = self.direction_ * (np.asarray(statistics, dtype=float) - loc) / max(scale, 1e-300)
-        return _sps.norm.sf(z), np.array([loc, scale])
-
-    def _permutation(self, Y, Yhat, n_perm):
-        """Two-sample permutation p-value of MMD^2_u on the pooled Y and Y_hat (Gretton et al., 2012)."""
-        m = len(Y)
-        pooled = np.concatenate([Y, Yhat]).reshape(2 * m, -1).astype(float)
-        K = _gram(pooled, pooled, self.kernel, self.bandwidth_)
-        diag = np.diag(K)
-        first = np.zeros((n_perm, 2 * m))
-        for i in range(n_perm):
-            first[i, self._rng.permutation(2 * m)[:m]] = 1.0
-        second = 1.0 - first
-        KA = first @ K
-        s_aa = (KA * first).sum(1) - first @ diag
-        s_ab = (KA * second).sum(1)
-        s_bb = (second @ K * second).sum(1) - second @ diag
-        return s_aa / (m * (m - 1)) + s_bb / (m * (m - 1)) - 2.0 * s_ab / (m * m)
+        k = 1.0 if self.statistic == "lr" else 2.0  # ASC: m draws of Y_hat and m of Y, all from p_hat under H0
+        loc, scale = k * mean, math.sqrt(k * var / m)
+        return normal_p_values(statistics, loc, scale, self.direction_), np.array([loc, scale])
 
     # ---------------------------------------------------------------------------------------
     # the public API
@@ -467,18 +330,17 @@ class DeletionTest:
         alpha = self._check_level(alpha, method)
         Y = self._check_Y(Y)
         m = len(Y)
-        Yhat = self._sample(m) if self._needs_yhat() else None
+        Yhat = None if self.statistic == "lr" else self._sample(m)
         observed = float(self._statistics(Y[None], None if Yhat is None else Yhat[None])[0])
         if method == "asymptotic":
-            p, null = self._asymptotic([observed], m)
-            p = float(p[0])
+            (p,), null = self._asymptotic([observed], m)
         elif method == "permutation":
-            null = self._permutation(Y, Yhat, self.n_null)
+            null = permutation_mmd2(Y, Yhat, self.n_null, self.kernel, self.bandwidth_, self._rng)
             p = float(monte_carlo_p_values([observed], null)[0])
         else:
             null = self.null_distribution(m)
             p = float(monte_carlo_p_values([self.direction_ * observed], self.direction_ * null)[0])
-        return TestResult(statistic=observed, p_value=p, reject=bool(p <= alpha), alpha=alpha, m=m, null=null,
+        return TestResult(statistic=observed, p_value=float(p), reject=bool(p <= alpha), alpha=alpha, m=m, null=null,
                           name=self.statistic, method=method, direction=self.direction_)
 
     def p_values(self, statistics, m, *, method="monte-carlo"):
@@ -531,14 +393,8 @@ class DeletionTest:
             raise TypeError(f"alternative must have a sample(n, *, rng) method; got {alternative!r}")
         m = check_count(m, "m", minimum=2 if self.statistic == "mmd" else 1)
         n_rep = check_count(n_rep, "n_rep", minimum=1)
-        # The alternative's samples and their Y_hat come from one stream: with an explicit rng the
-        # result does not depend on earlier calls.
-        alt_rng = self._rng if rng is None else (rng if isinstance(rng, np.random.Generator)
-                                                 else np.random.default_rng(rng))
+        alt_rng = self._rng if rng is None else np.random.default_rng(rng)  # also draws the Y_hat of each test
         self._pilot()
         statistics = self._batched(lambda n: np.asarray(alternative.sample(n, rng=alt_rng)), n_rep, m, alt_rng)
         p = self.p_values(statistics, m, method=method)
-        k = int(np.sum(p <= alpha))
-        low, high = binomial_interval(k, n_rep)
-        return PowerResult(rate=k / n_rep, low=low, high=high, n_rep=n_rep, m=m, alpha=alpha,
-                           statistics=statistics, p_values=np.asarray(p))
+        return PowerResult.from_p_values(p, alpha=alpha, m=m, statistics=statistics)

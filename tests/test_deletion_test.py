@@ -64,7 +64,7 @@ class RecordingModel:
 def mog8():
     """MoG-8, lambda = 0.7, N = 400: (X, deleted, exact ratio, KBC DRE with sigma_C = 0.1)."""
     X, deleted, exact = setup("mog8", 0.7)
-    return X, deleted, exact, KernelClassifierDRE(0.1).fit(X, deleted)
+    return X, deleted, exact, KernelClassifierDRE(bandwidth=0.1).fit(X, deleted)
 
 
 # ------------------------------------------------------------------------------------------
@@ -144,7 +144,7 @@ def _rate_variance(result, null, direction, alpha, rng, n_boot=300):
 def mog8_half():
     """MoG-8, lambda = 0.5: half of the re-weighted clusters' points deleted."""
     X, deleted, exact = setup("mog8", 0.5)
-    return exact, KernelClassifierDRE(0.1).fit(X, deleted)
+    return exact, KernelClassifierDRE(bandwidth=0.1).fit(X, deleted)
 
 
 @pytest.mark.parametrize("statistic", STATISTICS)
@@ -315,7 +315,7 @@ def test_samples_of_the_wrong_shape_are_rejected(mog8, shape):
 def test_unfitted_dre_is_rejected(mog8):
     _, _, exact, _ = mog8
     with pytest.raises(ValueError, match=r"not fitted yet: call \.fit"):
-        DeletionTest(exact.pretrained_, KernelClassifierDRE(0.1))
+        DeletionTest(exact.pretrained_, KernelClassifierDRE(bandwidth=0.1))
 
 
 def test_missing_dre_for_a_ratio_statistic_is_rejected(mog8):

@@ -24,12 +24,13 @@ LAMS = (0.6, 0.8)
 
 @pytest.fixture(scope="module")
 def kbc():
-    return sweep("mog8", LAMS, [KernelClassifierDRE(s) for s in SIGMAS], labels=[f"{s:g}" for s in SIGMAS], **SMALL)
+    return sweep("mog8", LAMS, [KernelClassifierDRE(bandwidth=s) for s in SIGMAS], labels=[f"{s:g}" for s in SIGMAS],
+                 **SMALL)
 
 
 @pytest.fixture(scope="module")
 def knn():
-    return sweep("mog8", LAMS, [KNNClassifierDRE(k) for k in KS_], labels=[str(k) for k in KS_], **SMALL)
+    return sweep("mog8", LAMS, [KNNClassifierDRE(k=k) for k in KS_], labels=[str(k) for k in KS_], **SMALL)
 
 
 def decode(spec):
@@ -66,7 +67,7 @@ def check_slider_labels(fig, values, prefix):
 
 
 def test_ratio_maps_slider_steps_hold_the_maps_of_each_lambda():
-    dres = {"KBC 0.1": lambda: KernelClassifierDRE(0.1), "kNN 5": lambda: KNNClassifierDRE(5)}
+    dres = {"KBC 0.1": lambda: KernelClassifierDRE(bandwidth=0.1), "kNN 5": lambda: KNNClassifierDRE(k=5)}
     lams = (0.6, 0.9)
     fig = S.ratio_maps_figure("mog8", lams=lams, dres=dres, initial_lam=0.9, N=80, resolution=12)
     assert len(fig.data) == 3 and all(isinstance(t, go.Heatmap) for t in fig.data)
@@ -170,9 +171,9 @@ def test_ks_panels_one_line_per_lambda_and_statistic(kbc, knn):
 
 
 def test_variation_figure_one_line_per_variation(kbc):
-    variations = {"a": sweep("mog8", [0.8], [KernelClassifierDRE(s) for s in SIGMAS],
+    variations = {"a": sweep("mog8", [0.8], [KernelClassifierDRE(bandwidth=s) for s in SIGMAS],
                              labels=[f"{s:g}" for s in SIGMAS], **SMALL),
-                  "R = 6": sweep("mog8", [0.8], [KernelClassifierDRE(s) for s in SIGMAS],
+                  "R = 6": sweep("mog8", [0.8], [KernelClassifierDRE(bandwidth=s) for s in SIGMAS],
                                  labels=[f"{s:g}" for s in SIGMAS], **{**SMALL, "R": 6})}
     fig = S.variation_figure(variations, "Q3")
     assert len(fig.data) == 2

@@ -20,7 +20,6 @@ COLORS = {
     "kept": "#1F4E9C",  # X \ X'
 }
 
-#: A colour per lambda value of the experiments, light to dark.
 #: Names of the deletion-test statistics (keys as in :data:`gendel.experiments.STATISTICS`): in
 #: full for titles and menus, short for legends and axes, and one colour each.
 STAT_LABELS = {"LR": "LR", "log": "ASC, φ(t) = log t", "tlogt": "ASC, φ(t) = t log t (KL)",
@@ -28,6 +27,7 @@ STAT_LABELS = {"LR": "LR", "log": "ASC, φ(t) = log t", "tlogt": "ASC, φ(t) = t
 STAT_SHORT = _STAT_SHORT
 STAT_COLORS = {"LR": "#3B3B3B", "log": "#7B4F9D", "tlogt": "#B07CC6", "hellinger": "#DCC2E8"}
 
+#: A colour per lambda value of the experiments, light to dark.
 LAMBDA_COLORS = {0.5: "#440154", 0.6: "#3B528B", 0.7: "#21908C", 0.8: "#5DC863", 0.9: "#C7B200"}
 
 #: Plotly config of every figure: no logo, static image export in the mode bar.
@@ -68,6 +68,16 @@ def configure_renderer():
     - During the book build (``GENDEL_BOOK_BUILD=1``): HTML fragments using the page's plotly.js.
     - In Google Colab: plotly's ``colab`` renderer.
     - Elsewhere (Jupyter, VS Code, Binder): plotly's automatic choice.
+
+    Examples
+    --------
+    >>> import plotly.io as pio
+    >>> from gendel.plotting.common import configure_renderer
+    >>> before = pio.templates.default, pio.renderers.default
+    >>> renderer = configure_renderer()
+    >>> pio.templates.default, renderer == pio.renderers.default
+    ('plotly_white', True)
+    >>> pio.templates.default, pio.renderers.default = before      # undo, for the examples after this one
     """
     pio.templates.default = "plotly_white"
     if os.environ.get("GENDEL_BOOK_BUILD"):
@@ -92,6 +102,15 @@ def markdown_table(header, rows, formats=None):
     Returns
     -------
     str
+
+    Examples
+    --------
+    >>> from gendel.plotting.common import markdown_table
+    >>> print(markdown_table(["λ", "KS"], [(0.5, 0.9123), (0.9, 0.5)], formats=["", ".2f"]))
+    | λ | KS |
+    |---|---|
+    | 0.5 | 0.91 |
+    | 0.9 | 0.50 |
     """
     header = [str(h).replace("|", "\\|") for h in header]
     formats = list(formats) if formats is not None else [None] * len(header)

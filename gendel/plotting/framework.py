@@ -36,6 +36,12 @@ def mog8_sector(Y):
     Returns
     -------
     ndarray of int, shape (n,)
+
+    Examples
+    --------
+    >>> from gendel.plotting.framework import mog8_sector
+    >>> mog8_sector([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [1.0, -1.0]]).tolist()   # 3h, 12h, 9h, 4:30
+    [0, 2, 4, 7]
     """
     Y = check_points(Y, "Y")
     if Y.shape[1] != 2:
@@ -46,7 +52,15 @@ def mog8_sector(Y):
 
 
 def sector_proportions(Y):
-    """Fraction of the points of ``Y`` (n, 2) in each of the eight MoG-8 sectors; shape (8,)."""
+    """Fraction of the points of ``Y`` (n, 2) in each of the eight MoG-8 sectors; shape (8,).
+
+    Examples
+    --------
+    >>> from gendel.plotting.framework import sector_proportions
+    >>> p = sector_proportions([[1.0, 0.0], [2.0, 0.1], [0.0, 1.0], [0.0, -1.0]])
+    >>> p.tolist(), float(p.sum())
+    ([0.5, 0.0, 0.25, 0.0, 0.0, 0.0, 0.25, 0.0], 1.0)
+    """
     return np.bincount(mog8_sector(Y), minlength=8) / len(Y)
 
 
@@ -85,6 +99,20 @@ def rejection_sampling_figure(X, deleted, proposals, accepted, proportions, *, d
         Figure title; say which settings were used.
     height : int
         Figure height in pixels.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gendel.data import deletion_mask, mog8
+    >>> from gendel.plotting.framework import rejection_sampling_figure, sector_proportions
+    >>> X, component = mog8(80, rng=0)
+    >>> proposals, _ = mog8(40, rng=1)
+    >>> accepted = np.random.default_rng(2).random(40) < 0.8
+    >>> fig = rejection_sampling_figure(
+    ...     X, deletion_mask("mog8", component, 0.5, rng=3), proposals, accepted,
+    ...     {"accepted": (sector_proportions(proposals[accepted]), "#56B4E9")}, title="Alg. 1 on MoG-8")
+    >>> [trace.type for trace in fig.data]         # (a) kept, deleted; (b) rejected, accepted; (c) bars
+    ['scatter', 'scatter', 'scatter', 'scatter', 'bar']
     """
     dataset = check_dataset(dataset)
     X = check_points(X, "X", dim=2)
@@ -154,6 +182,20 @@ def ratio_map_grid_figure(maps, dataset, *, cols=3, zmax=None, title=None, panel
         Figure title; say which paper figure it reproduces and the settings.
     panel_size : int
         Approximate height of one row in pixels.
+
+    Examples
+    --------
+    >>> from gendel.data import deletion_mask, mog8
+    >>> from gendel.dre import KernelClassifierDRE
+    >>> from gendel.plotting.framework import ratio_map_grid_figure
+    >>> from gendel.plotting.maps import ratio_grid
+    >>> X, component = mog8(200, rng=0)
+    >>> deleted = deletion_mask("mog8", component, 0.5, rng=1)
+    >>> maps = [(f"KBC, σ_C = {s}", *ratio_grid(KernelClassifierDRE(bandwidth=s).fit(X, deleted), "mog8", 20))
+    ...         for s in (0.2, 0.4)]
+    >>> fig = ratio_map_grid_figure(maps, "mog8", zmax=2.0)
+    >>> len(fig.data), [a.text for a in fig.layout.annotations]     # one colour bar for both
+    (2, ['KBC, σ_C = 0.2', 'KBC, σ_C = 0.4'])
     """
     dataset = check_dataset(dataset)
     maps = list(maps)

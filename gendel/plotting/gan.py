@@ -21,7 +21,14 @@ STAT_SHORT = {"LR": "LR", "ASC log": "ASC (φ = log t)", "ASC tlogt": "ASC (φ =
 
 
 def setting_name(setting, lam):
-    """``even-0.7`` as the paper writes a deletion set."""
+    """``even-0.7`` as the paper writes a deletion set.
+
+    Examples
+    --------
+    >>> from gendel.plotting.gan import setting_name
+    >>> setting_name("even", 0.7)
+    'even-0.7'
+    """
     return f"{setting}-{lam:g}"
 
 
@@ -44,6 +51,16 @@ def sample_grid_figure(grids, *, cols=8, title="", subtitle=""):
     ----------
     grids : dict
         Model key (``"pre"``, ``"re"``, ``"approx"``) -> uint8 images of shape (n, 28, 28).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gendel.plotting.gan import sample_grid_figure
+    >>> rng = np.random.default_rng(0)
+    >>> grids = {k: rng.integers(0, 256, (16, 28, 28), dtype=np.uint8) for k in ("pre", "approx")}
+    >>> fig = sample_grid_figure(grids, cols=8, title="Samples")
+    >>> [a.text for a in fig.layout.annotations], np.shape(fig.data[0].z)    # 2 x 8 images, 1-pixel gaps
+    (['pre-trained p̂', 'approximated ρ̂_E·p̂'], (57, 231))
     """
     keys = list(grids)
     fig = make_subplots(rows=1, cols=len(keys), subplot_titles=[MODEL_NAMES.get(k, k) for k in keys],
@@ -84,6 +101,16 @@ def label_bars_figure(summaries, *, title, subtitle=""):
     Parameters
     ----------
     summaries : list of :class:`gendel.gan.report.LabelSummary`
+
+    Examples
+    --------
+    >>> from gendel.gan.report import label_summary
+    >>> from gendel.plotting.gan import label_bars_figure
+    >>> r = {"job": {"dataset": "mnist", "setting": "even", "lam": 0.5, "seed": 0},
+    ...      "labels": {"pre": [100] * 10, "re": [50, 100] * 5, "approx": [60, 100] * 5}}
+    >>> fig = label_bars_figure(label_summary([r]), title="Fig. 7(a)")
+    >>> [trace.name for trace in fig.data], fig.layout.annotations[0].text
+    (['pre-trained p̂', 're-trained p̂′', 'approximated ρ̂_E·p̂'], 'MNIST, even-0.5:<br>75% of the TV gap closed')
     """
     n = len(summaries)
     titles = [f"{DATASET_NAMES[s.dataset]}, {setting_name(s.setting, s.lam)}:<br>"
@@ -116,6 +143,17 @@ def statistics_figure(values, ks, *, stats=("LR", "ASC log", "ASC tlogt"), title
         (data set, setting, λ) -> {stat: (H0 values, H1 values)}.
     ks : dict
         (data set, setting, λ) -> {stat: KS statistic}.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gendel.plotting.gan import statistics_figure
+    >>> rng = np.random.default_rng(0)
+    >>> key = ("mnist", "even", 0.7)
+    >>> values = {key: {"LR": (rng.normal(0.0, 1.0, 50), rng.normal(3.0, 1.0, 50))}}
+    >>> fig = statistics_figure(values, {key: {"LR": 0.9}}, stats=("LR",), title="Fig. 7(c)")
+    >>> len(fig.data), fig.layout.annotations[0].text        # histograms under H0 and H1
+    (2, 'MNIST even-0.7: LR(Y, ρ̂_E)<br>KS = 0.90')
     """
     keys = list(values)
     n = len(keys)
@@ -159,6 +197,20 @@ def bound_slider_figure(results, bounds=(1.0, 1.05, 1.1, 1.2, 1.3, 1.5, 2.0, 3.0
     results : list of dict
         Job results with arrays (``pre_labels``, ``pre_log_ratio``), all of one deletion set;
         the seeds are averaged.
+
+    Examples
+    --------
+    Pre-trained samples of ten labels; ρ̂_E is 0.5 on the even ones and 1.5 on the odd ones:
+
+    >>> import numpy as np
+    >>> from gendel.plotting.gan import bound_slider_figure
+    >>> labels = np.arange(100) % 10
+    >>> r = {"job": {"dataset": "mnist", "setting": "even", "lam": 0.5, "seed": 0},
+    ...      "labels": {"re": [50, 100] * 5},
+    ...      "arrays": {"pre_labels": labels, "pre_log_ratio": np.log(np.where(labels % 2, 1.5, 0.5))}}
+    >>> fig = bound_slider_figure([r], bounds=(1.0, 2.0), title="Alg. 1 as B moves")
+    >>> [step.label for step in fig.layout.sliders[0].steps], np.round(fig.data[2].y[:2], 3).tolist()
+    (['1', '2'], [0.05, 0.15])
     """
     if not results:
         raise ValueError("bound_slider_figure needs at least one result")

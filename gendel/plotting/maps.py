@@ -14,7 +14,16 @@ RATIO_ZMAX = 2.0
 
 
 def ratio_colorscale(zmax):
-    """Diverging colour scale on [0, zmax]: red below 1 (mass removed), white at 1, blue above 1."""
+    """Diverging colour scale on [0, zmax]: red below 1 (mass removed), white at 1, blue above 1.
+
+    Examples
+    --------
+    >>> from gendel.plotting.maps import ratio_colorscale
+    >>> ratio_colorscale(2.0)[2]            # white at ratio 1, half-way up [0, 2]
+    [0.5, '#F7F7F7']
+    >>> len(ratio_colorscale(1.0))          # zmax = 1: red to white only
+    3
+    """
     mid = min(max(1.0 / zmax, 0.0), 1.0)
     scale = [[0.0, "#67001F"], [0.5 * mid, "#D6604D"], [mid, "#F7F7F7"]]
     if mid < 1.0:
@@ -26,6 +35,17 @@ def ratio_grid(estimator, dataset, resolution=150):
     """Evaluate a fitted DRE's ratio on the plotting window of a data set.
 
     Returns ``xs``, ``ys`` and ``R[iy, ix]``, the ratio rho(x, y) (not its log).
+
+    Examples
+    --------
+    >>> from gendel.data import deletion_mask, mog8
+    >>> from gendel.dre import KernelClassifierDRE
+    >>> from gendel.plotting.maps import ratio_grid
+    >>> X, component = mog8(200, rng=0)
+    >>> dre = KernelClassifierDRE(bandwidth=0.3).fit(X, deletion_mask("mog8", component, 0.5, rng=1))
+    >>> xs, ys, R = ratio_grid(dre, "mog8", resolution=20)
+    >>> xs.shape, R.shape, bool((R > 0).all()), (float(xs[0]), float(xs[-1]))   # MoG-8's window
+    ((20,), (20, 20), True, (-2.0, 2.0))
     """
     extent = EXTENT[check_dataset(dataset)]
     xs, ys, log_r = evaluate_on_grid(estimator.log_ratio, extent, resolution)
@@ -33,7 +53,17 @@ def ratio_grid(estimator, dataset, resolution=150):
 
 
 def ratio_heatmap(xs, ys, ratio, *, zmax, showscale=True, name="ratio", colorbar_title="ρ"):
-    """A heatmap trace of a ratio on [0, zmax] with white at ratio 1."""
+    """A heatmap trace of a ratio on [0, zmax] with white at ratio 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gendel.plotting.maps import ratio_heatmap
+    >>> xs = ys = np.linspace(-2.0, 2.0, 3)
+    >>> trace = ratio_heatmap(xs, ys, np.ones((3, 3)), zmax=2.0)
+    >>> trace.type, trace.zmin, trace.zmax
+    ('heatmap', 0.0, 2.0)
+    """
     return go.Heatmap(
         x=xs,
         y=ys,
@@ -56,6 +86,16 @@ def square_axes(fig, dataset, rows=1, cols=1, *, y_title_cols=None):
 
     ``fig`` is a ``make_subplots`` figure with ``rows`` x ``cols`` cells (cells without axes, such
     as an empty slot of the grid, are left alone) or a single-axes figure (``rows = cols = 1``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import plotly.graph_objects as go
+    >>> from gendel.plotting.maps import ratio_heatmap, square_axes
+    >>> xs = ys = np.linspace(-2.0, 2.0, 3)
+    >>> fig = square_axes(go.Figure(ratio_heatmap(xs, ys, np.ones((3, 3)), zmax=2.0)), "mog8")
+    >>> fig.layout.xaxis.range, fig.layout.yaxis.scaleanchor, fig.layout.xaxis.title.text
+    ((-2.0, 2.0), 'x', 'x₁')
     """
     x0, x1, y0, y1 = EXTENT[check_dataset(dataset)]
     for r in range(1, rows + 1):

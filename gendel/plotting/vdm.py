@@ -64,6 +64,16 @@ def log_ratio_scatter_figure(true, estimates, *, title=None, height=420):
     -------
     plotly.graph_objects.Figure
         One ``Scatter`` of the points per panel, then the identity line.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gendel.plotting.vdm import log_ratio_scatter_figure
+    >>> rng = np.random.default_rng(0)
+    >>> true = rng.normal(size=50)
+    >>> fig = log_ratio_scatter_figure(true, {"VDM": true + 0.1 * rng.normal(size=50), "KBC": 0.5 * true})
+    >>> [trace.name for trace in fig.data]                    # points and identity line per panel
+    ['VDM', 'identity (ρ̂_E = ρ)', 'KBC', 'identity (ρ̂_E = ρ)']
     """
     true = _vector(true, "true")
     estimates = _nonempty(estimates, "estimates", "{label: log ratio} entry")
@@ -110,6 +120,16 @@ def log_ratio_maps_figure(xs, ys, maps, *, zmax=None, title=None, height=360):
     plotly.graph_objects.Figure
         One ``Heatmap`` per panel, all on the layout's ``coloraxis``: red where the deletion
         removed mass (log rho < 0), blue where the rest gained it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gendel.plotting.vdm import log_ratio_maps_figure
+    >>> xs = ys = np.linspace(-2.0, 2.0, 5)
+    >>> true = np.add.outer(ys, xs) / 4                       # log ρ on the grid, Z[iy, ix]
+    >>> fig = log_ratio_maps_figure(xs, ys, [("true log ρ", true), ("VDM", 0.8 * true)])
+    >>> len(fig.data), fig.layout.coloraxis.cmin, fig.layout.coloraxis.cmax     # shared, centred at 0
+    (2, -1.0, 1.0)
     """
     xs, ys = _vector(xs, "xs"), _vector(ys, "ys")
     maps = list(maps)
@@ -159,6 +179,13 @@ def objective_figure(histories, *, references=None, title=None, height=400):
     -------
     plotly.graph_objects.Figure
         One ``Scatter`` per network, then one per reference line.
+
+    Examples
+    --------
+    >>> from gendel.plotting.vdm import objective_figure
+    >>> fig = objective_figure({"T, 64 units": [0.02, 0.06, 0.08]}, references={"log N/(N − N′)": 0.105})
+    >>> [trace.name for trace in fig.data], len(fig.data[0].x)
+    (['T, 64 units', 'log N/(N − N′)'], 3)
     """
     histories = _nonempty(histories, "histories", "{label: objective per epoch} entry")
     fig = go.Figure()
@@ -199,6 +226,13 @@ def class_ratio_figure(class_names, means, exact, *, title=None, height=420):
     -------
     plotly.graph_objects.Figure
         One ``Bar`` per label, then the exact values as a ``Scatter``.
+
+    Examples
+    --------
+    >>> from gendel.plotting.vdm import class_ratio_figure
+    >>> fig = class_ratio_figure(["0", "1", "2"], {"VDM": [0.6, 1.2, 0.7]}, exact=[0.5, 1.25, 0.5])
+    >>> [trace.type for trace in fig.data], fig.data[1].name
+    (['bar', 'scatter'], 'exact class-level ratio')
     """
     names = [str(c) for c in class_names]
     means = _nonempty(means, "means", "{label: mean ratio per class} entry")

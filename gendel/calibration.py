@@ -1,0 +1,270 @@
+"""Calibration of a test by simulation: the level, p-values, critical values and error rates (§4).
+
+A test statistic t is *oriented* when large values are evidence against H0 (a statistic for
+which small values reject is multiplied by its direction -1 first). Given n oriented statistics
+simulated under H0 (the *null sample*), the Monte-Carlo p-value
+
+    p = (1 + #{null >= t}) / (1 + n)
+
+is valid at every n: under H0 the observed statistic and the n simulated ones are exchangeable,
+so P(p <= alpha) <= alpha exactly. Rejecting when p <= alpha is the same as rejecting when t lies
+strictly beyond a critical value c, an order statistic of the null sample
+(:func:`critical_value`, :func:`rejects`). Where the statistic is asymptotically normal,
+:func:`normal_p_values` gives the p-values of the normal approximation instead.
+
+Error rates of repeated tests: :func:`binomial_interval` (independent tests, exact
+Clopper-Pearson interval), :func:`type_one_band` (tests that share one null sample, a
+Beta-binomial law) and :class:`PowerResult` (a rejection rate with its interval).
+
+This module is pure numpy/scipy; :class:`gendel.deletion_test.DeletionTest` simulates the null
+samples and uses it, and re-exports every name here.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import stats as _sps
+
+from ._validation import check_count
+
+
+def check_alpha(alpha):
+    """The level alpha of a test: a number strictly between 0 and 1.
+
+    Examples
+    --------
+    >>> check_alpha(0.05)
+    0.05
+    >>> check_alpha(1.5)
+    Traceback (most recent call last):
+    ...
+    ValueError: alpha must lie strictly between 0 and 1 (e.g. 0.05); got 1.5
+    """
+    if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real):
+        raise TypeError(f"alpha must be a number in (0, 1), e.g. 0.05; got {alpha!r}")
+    value = float(alpha)
+    if not 0.0 < value < 1.0:
+        raise ValueError(f"alpha must lie strictly between 0 and 1 (e.g. 0.05); got {alpha!r}")
+    return value
+
+
+def check_null_size(n_null, alpha):
+    """Refuse a null sample too small for a Monte-Carlo test at level alpha to ever reject.
+
+    The smallest Monte-Carlo p-value is 1 / (1 + n_null); the test can reject only when it is at
+    most alpha, that is with n_null >= ceil(1 / alpha) - 1 (19 at alpha = 0.05).
+
+    Examples
+    --------
+    >>> check_null_size(19, 0.05)
+    19
+    >>> check_null_size(10, 0.05)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: with n_null=10 the smallest Monte-Carlo p-value is ... Use n_null >= 19 ...
+    """
+    if 1.0 / (1.0 + n_null) > alpha:
+        need = math.ceil(1.0 / alpha) - 1
+        raise ValueError(f"with n_null={n_null} the smallest Monte-Carlo p-value is 1/(1 + n_null) = "
+                         f"{1 / (1 + n_null):.3g} > alpha={alpha:g}: the test could never reject. "
+                         f"Use n_null >= {need} (1000 or more for a stable critical value)")
+    return n_null
+
+
+def monte_carlo_p_values(observed, null):
+    """(1 + #{null >= t}) / (1 + n_null) for each oriented statistic t of ``observed``.
+
+    ``null`` is a 1-D array of oriented null statistics (larger = more evidence against H0).
+    Values of -inf (a zero ratio somewhere in the sample) are ordered below everything else.
+
+    Examples
+    --------
+    >>> monte_carlo_p_values([0.5, 10.0], [0.0, 1.0, 2.0, 3.0])
+    array([0.8, 0.2])
+    """
+    null = np.sort(np.asarray(null, dtype=float))
+    observed = np.asarray(observed, dtype=float)
+    at_least = null.size - np.searchsorted(null, observed, side="left")
+    return (1.0 + at_least) / (1.0 + null.size)
+
+
+def _oriented(values, direction, name):
+    if direction not in (1, -1):
+        raise ValueError(f"direction must be +1 (large values reject) or -1 (small values reject); got {direction!r}")
+    values = np.asarray(values, dtype=float).ravel()
+    if values.size == 0:
+        raise ValueError(f"{name} is empty: pass at least one statistic")
+    if np.isnan(values).any():
+        raise ValueError(f"{name} contains NaN: statistics must be numbers (−∞ is allowed)")
+    return direction * values
+
+
+def critical_value(null, alpha, direction):
+    """The critical value c of the Monte-Carlo test at level α, on the statistic's own scale.
+
+    The test rejects H0 when the Monte-Carlo p-value ``p = (1 + #{null ≥ t}) / (1 + n)`` is at
+    most α, where t and the n null statistics are oriented (multiplied by ``direction``). With
+    K the largest integer such that (1 + K) / (1 + n) ≤ α, this happens exactly when at most K
+    null statistics reach t, that is when t lies strictly beyond the (K + 1)-th most extreme
+    null statistic. That statistic is c, the oriented (1 − α) quantile of the null sample:
+
+    - direction = +1: reject when T > c;
+    - direction = −1: reject when T < c.
+
+    Under H0 the test then rejects with probability (1 + K) / (1 + n) ≤ α (exactly, for a
+    continuous statistic).
+
+    Parameters
+    ----------
+    null : array_like
+        The n null statistics (natural scale), e.g. ``DeletionTest.null_distribution(m)``.
+    alpha : float in (0, 1)
+        The level.
+    direction : {+1, -1}
+        ``DeletionTest.direction_``: +1 when large values reject, −1 when small ones do.
+
+    Returns
+    -------
+    float
+        c (may be −∞ or +∞ when that many null statistics are infinite).
+
+    Raises
+    ------
+    ValueError
+        When 1 / (1 + n) > α: no p-value can reach α, and the test could never reject.
+
+    Examples
+    --------
+    With 19 null statistics at α = 0.05 only a statistic beyond all of them rejects:
+
+    >>> critical_value(range(19), 0.05, +1), critical_value(range(19), 0.05, -1)
+    (18.0, 0.0)
+    """
+    alpha = check_alpha(alpha)
+    s = np.sort(_oriented(null, direction, "null"))[::-1]  # most extreme first
+    n = check_null_size(s.size, alpha)
+    k = np.arange(n + 1)
+    K = int(k[(1.0 + k) / (1.0 + n) <= alpha].max())  # the same float comparison as p <= alpha
+    return float(direction * s[K])
+
+
+def rejects(statistics, critical, direction):
+    """Whether each statistic lies strictly beyond the critical value (True: reject H0).
+
+    Examples
+    --------
+    >>> rejects([1.0, 2.0, 3.0], 2.0, +1).tolist(), rejects([1.0, 2.0, 3.0], 2.0, -1).tolist()
+    ([False, False, True], [True, False, False])
+    """
+    oriented = _oriented(statistics, direction, "statistics")
+    return oriented > direction * float(critical)
+
+
+def normal_p_values(statistics, loc, scale, direction):
+    """The p-values of the normal approximation T ~ N(loc, scale²), in the rejecting tail.
+
+    Parameters
+    ----------
+    statistics : array_like
+        Observed statistics (natural scale).
+    loc, scale : float
+        Mean and standard deviation of the statistic under H0 (e.g. mu and sqrt(s² / m) for LR,
+        Appendix C.1).
+    direction : {+1, -1}
+        +1 when large values reject, -1 when small values do.
+
+    Examples
+    --------
+    >>> normal_p_values([0.0, 1.645], 0.0, 1.0, +1).round(3)
+    array([0.5 , 0.05])
+    """
+    z = direction * (np.asarray(statistics, dtype=float) - loc) / max(scale, 1e-300)
+    return _sps.norm.sf(z)
+
+
+def binomial_interval(k, n, level=0.95):
+    """The exact (Clopper-Pearson) interval of a rate k / n at the given confidence level.
+
+    Examples
+    --------
+    >>> low, high = binomial_interval(5, 100)
+    >>> round(low, 3), round(high, 3)
+    (0.016, 0.113)
+    """
+    low, high = _sps.binomtest(int(k), int(n)).proportion_ci(confidence_level=level, method="exact")
+    return float(low), float(high)
+
+
+def type_one_band(n_rep, n_null, alpha, level=0.99):
+    """Where the type-I error of ``n_rep`` tests that share one null sample falls, under H0.
+
+    The tests reject when the statistic is beyond the k-th most extreme of the n_null null
+    statistics, k = floor(alpha (n_null + 1)). For a continuous statistic the rejection
+    probability given the null sample is pi = 1 - F(c_k) ~ Beta(k, n_null + 1 - k) (an order
+    statistic of uniforms), with mean k / (n_null + 1) <= alpha, and the number of rejections is
+    Beta-binomial(n_rep, k, n_null + 1 - k). This is wider than the binomial interval of n_rep
+    independent tests, because the shared critical value is itself random.
+
+    Returns
+    -------
+    (low, high) : tuple of float
+        The central ``level`` interval of the rejection rate (rejections / n_rep).
+
+    Examples
+    --------
+    >>> type_one_band(200, 999, 0.05)
+    (0.015, 0.1)
+    """
+    alpha = check_alpha(alpha)
+    n_rep, n_null = check_count(n_rep, "n_rep"), check_count(n_null, "n_null")
+    k = math.floor(alpha * (n_null + 1) + 1e-9)
+    if k < 1:
+        raise ValueError(f"n_null={n_null} is too small for a test at alpha={alpha:g}; use n_null >= {math.ceil(1 / alpha) - 1}")
+    law = _sps.betabinom(n_rep, k, n_null + 1 - k)
+    tail = (1.0 - level) / 2.0
+    return float(law.ppf(tail)) / n_rep, float(law.isf(tail)) / n_rep
+
+
+@dataclass(frozen=True)
+class PowerResult:
+    """The rejection rate of :meth:`DeletionTest.power` with its exact 95 % binomial interval.
+
+    ``statistics`` and ``p_values`` hold one entry per replicate (natural scale).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> p = np.array([0.01, 0.2, 0.04, 0.5])
+    >>> print(PowerResult.from_p_values(p, alpha=0.05, m=100, statistics=np.zeros(4)))
+    rejection rate 0.500 (95 % interval 0.068-0.932) over 4 tests of m = 100 at alpha = 0.05
+    """
+
+    rate: float
+    low: float
+    high: float
+    n_rep: int
+    m: int
+    alpha: float
+    statistics: np.ndarray = field(repr=False)
+    p_values: np.ndarray = field(repr=False)
+
+    @classmethod
+    def from_p_values(cls, p_values, *, alpha, m, statistics):
+        """The share of ``p_values`` at most ``alpha``, with its exact 95 % interval."""
+        p_values = np.asarray(p_values, dtype=float)
+        k, n_rep = int(np.sum(p_values <= alpha)), p_values.size
+        low, high = binomial_interval(k, n_rep)
+        return cls(rate=k / n_rep, low=low, high=high, n_rep=n_rep, m=m, alpha=alpha,
+                   statistics=np.asarray(statistics), p_values=p_values)
+
+    def __str__(self):
+        return (f"rejection rate {self.rate:.3f} (95 % interval {self.low:.3f}-{self.high:.3f}) "
+                f"over {self.n_rep} tests of m = {self.m} at alpha = {self.alpha:g}")
+
+
+__all__ = ["PowerResult", "binomial_interval", "check_alpha", "check_null_size", "critical_value",
+           "monte_carlo_p_values", "normal_p_values", "rejects", "type_one_band"]

@@ -1,0 +1,36 @@
+"""Figures of the chapter on the deletion test as a calibrated decision (§4, Appendix C).
+
+Every builder takes numbers computed by :mod:`gendel.deletion_test` (null statistics,
+:class:`~gendel.deletion_test.PowerResult` objects, p-values) and returns a plotly figure;
+nothing here draws samples.
+
+============================  ==============================================================
+:func:`decision_figure`       null vs alternative statistics, the critical value, the
+                              rejection region, the power and the type-I error
+:func:`decision_slider_figure`  the same for several precomputed settings, with a slider
+                              (interactive in the static book, no kernel needed)
+:func:`power_figure`          rejection rate vs m (or another x), one line per statistic,
+                              95 % binomial bands, the level α
+:func:`roc_figure`            ROC curves (false vs true positive rate) with their AUC
+:func:`pvalue_figure`         Monte-Carlo vs asymptotic p-values on log–log axes
+============================  ==============================================================
+
+Helpers: :func:`critical_value` (the critical value of the Monte-Carlo rule) and
+:func:`rejects`, both from :mod:`gendel.calibration`; :func:`roc_curve`; and
+:func:`decision_frame` (one slider step from a
+:class:`~gendel.deletion_test.DeletionTest` and its power result).
+
+Submodules: ``decision`` (the decision figures), ``rates`` (power, ROC, p-values) and ``style``
+(colours and layout helpers).
+"""
+
+from __future__ import annotations
+
+from ...calibration import critical_value, rejects
+from .decision import decision_figure, decision_frame, decision_slider_figure
+from .rates import power_figure, pvalue_figure, roc_curve, roc_figure
+from .style import ALTERNATIVE_COLOR, NULL_COLOR, STATISTIC_AXIS, STATISTIC_COLORS
+
+__all__ = ["ALTERNATIVE_COLOR", "NULL_COLOR", "STATISTIC_AXIS", "STATISTIC_COLORS", "critical_value",
+           "decision_figure", "decision_frame", "decision_slider_figure", "power_figure", "pvalue_figure", "rejects",
+           "roc_curve", "roc_figure"]

@@ -1,0 +1,93 @@
+"""Helpers shared by the figure modules of the synthetic-data chapter (titles, legends, sweeps)."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from ...data import EXTENT
+from ...experiments import QUESTIONS, STATISTICS, grid
+
+_SAMPLE_NAMES = {"H0": "Y<sub>H0</sub>", "H1": "Y<sub>H1</sub>", "D": "Y<sub>D</sub>"}
+_RATIO_NAMES = {"exact": "ρ̂", "dre": "ρ̂<sub>E</sub>"}
+
+
+def _title(main, detail=None):
+    """A figure title: the paper figure it reproduces, then (smaller) the settings used."""
+    text = main if detail is None else f"{main}<br><span style='font-size:12px'>{detail}</span>"
+    return dict(text=text, x=0.0, xanchor="left", y=1.0, yanchor="top", yref="container", pad=dict(t=10),
+                font=dict(size=15))
+
+
+def _top_legend(height):
+    """Legend under the title, above the plots: slider figures keep their bottom for the slider."""
+    return dict(orientation="h", x=0.0, xanchor="left", y=1.0 - 52.0 / height, yanchor="top", yref="container")
+
+
+def _grid(dataset, resolution):
+    return grid(EXTENT[dataset], resolution)
+
+
+def _label_values(sweep_):
+    """The numeric settings behind a sweep's labels (sigma_C or k)."""
+    try:
+        return [float(label) for label in sweep_.labels]
+    except ValueError as exc:
+        raise ValueError(f"the sweep's labels must be numbers (sigma_C or k); got {sweep_.labels}") from exc
+
+
+def _family(sweep_):
+    """``"kbc"`` or ``"knn"`` from the DREs a sweep ran."""
+    dre = sweep_.results[0][0].settings["dre"]
+    if dre.startswith("KernelClassifierDRE"):
+        return "kbc"
+    if dre.startswith("KNNClassifierDRE"):
+        return "knn"
+    raise ValueError(f"expected a sweep over KernelClassifierDRE or KNNClassifierDRE; got {dre}")
+
+
+def _finite(values):
+    values = np.asarray(values, dtype=float)
+    return values[np.isfinite(values)], int(np.isneginf(values).sum())
+
+
+def _check_question(question, stat):
+    if question not in QUESTIONS:
+        raise ValueError(f"question must be one of {tuple(QUESTIONS)}; got {question!r}")
+    if stat not in STATISTICS:
+        raise ValueError(f"stat must be one of {STATISTICS}; got {stat!r}")
+
+
+def _question_sides(question):
+    a, b = QUESTIONS[question]
+    names = {(sample, ratio): f"{_SAMPLE_NAMES[sample]} with {_RATIO_NAMES[ratio]}"
+             for sample in ("H0", "H1", "D") for ratio in ("exact", "dre")}
+    return f"{names[a]} vs {names[b]}"
+
+
+def _legend_name(key):
+    """Legend text of one side of a comparison: which sample set, scored with which ratio."""
+    sample, ratio = key
+    model = {"H0": "Y<sub>H0</sub> ~ p̂ (pre-trained)", "H1": "Y<sub>H1</sub> ~ p̂′ (re-trained)",
+             "D": "Y<sub>D</sub> ~ ρ̂<sub>E</sub>·p̂ (approximated)"}
+    return f"{model[sample]}, scored with {_RATIO_NAMES[ratio]}"
+
+
+def _x_title(family):
+    return "KBC bandwidth σ_C" if family == "kbc" else "kNN neighbours k"
+
+
+def _k_ticks(family, xs):
+    """Tick marks at the swept k on log axes (plotly's default log ticks hide them)."""
+    return dict(type="log", tickvals=list(xs), ticktext=[f"{x:g}" for x in xs]) if family == "knn" else {}
+
+
+def _violin(values, *, name, color, y0, legendgroup, showlegend, dark=False):
+    finite, _ = _finite(values)
+    trace = go.Violin(
+        x=finite.astype(np.float32), y0=y0, name=name, orientation="h", side="positive", width=1.6,
+        points=False, line=dict(color=color, width=2.0 if dark else 1.2),
+        fillcolor=color, opacity=0.55 if not dark else 0.45, legendgroup=legendgroup, showlegend=showlegend,
+        spanmode="hard", meanline=dict(visible=False), hoveron="violins",
+    )
+    return trace
