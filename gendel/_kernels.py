@@ -8,11 +8,16 @@ without the normalising constant of the Gaussian density. Each block gets its ow
 log-sum-exp shift, so a block whose kernels are all far smaller than another block's
 does not underflow to -inf. Queries are processed in chunks (bounded memory) and the
 chunks are spread over a few threads (NumPy releases the GIL in ``exp`` and BLAS).
+
+The thread pool starts on first use. A forked child (multiprocessing's "fork" start method,
+joblib, submitit) inherits the pool object but not its threads, so work sent to it would wait
+forever: the child forgets the pool at the fork and starts its own when it needs one.
 """
 
 from __future__ import annotations
 
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -21,13 +26,25 @@ _CHUNK = 1024
 _EXP_FLOOR = -700.0  # exp(-700) ~ 1e-304 is still a normal float64
 _THREADS = max(1, min(4, os.cpu_count() or 1))
 _POOL = None
+_POOL_LOCK = threading.Lock()
 
 
 def _pool():
     global _POOL
-    if _POOL is None:
-        _POOL = ThreadPoolExecutor(max_workers=_THREADS, thread_name_prefix="gendel-kernel")
-    return _POOL
+    with _POOL_LOCK:
+        if _POOL is None:
+            _POOL = ThreadPoolExecutor(max_workers=_THREADS, thread_name_prefix="gendel-kernel")
+        return _POOL
+
+
+def _forget_pool_after_fork():
+    """In a forked child: the parent's pool has no threads here, and its lock may be held."""
+    global _POOL, _POOL_LOCK
+    _POOL, _POOL_LOCK = None, threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):  # POSIX; Windows has no fork
+    os.register_at_fork(after_in_child=_forget_pool_after_fork)
 
 
 class GaussianKernelSums:

@@ -1,14 +1,29 @@
-"""The on-disk result cache: where it lives and how a configuration becomes a key."""
+"""The on-disk result cache: where it lives, how a configuration becomes a key, and safe I/O.
+
+An entry is one ``.npz`` file named by a hash of its configuration, written by
+:func:`atomic_write` (concurrent writers never tear it), read by :func:`load_npz` (a damaged
+entry is discarded with a :class:`CacheWarning`); :func:`usable_cache_dir` probes the folder
+before any work. Not ``joblib.Memory``: it keys on pickled arguments, not ``get_params``; it logs
+an unreadable entry without naming the file, never checks shapes, and finds an unwritable folder
+only after computing.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
 import os
+import tempfile
+import warnings
 from pathlib import Path
 
 import numpy as np
+
+
+class CacheWarning(RuntimeWarning):
+    """A cache entry or folder could not be used; the result was computed instead."""
 
 
 def cache_dir():
@@ -18,21 +33,167 @@ def cache_dir():
 
 @functools.lru_cache(maxsize=1)
 def _code_fingerprint():
-    """A hash of the modules that determine the numbers, so a code change invalidates the cache."""
+    """A hash of every non-interactive top-level module (new ones too) and of the libraries' versions."""
     import scipy
     import sklearn
 
-    here = Path(__file__).parent
     h = hashlib.sha256()
-    for name in ("_validation.py", "_kernels.py", "data.py", "models.py", "dre.py", "deletion.py", "stats.py",
-                 "experiments.py", "cache.py"):
-        h.update((here / name).read_bytes())
-    # the numbers also depend on the libraries (random streams, estimator defaults hidden by repr)
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        if "widget" not in path.name and path.name not in ("_panel.py", "_progress.py"):
+            h.update(path.name.encode() + path.read_bytes())
     h.update(f"numpy {np.__version__} scipy {scipy.__version__} sklearn {sklearn.__version__}".encode())
     return h.hexdigest()[:16]
 
 
 def cache_path(kind, config):
-    """The file of one cached result: ``<cache_dir>/<kind>/<key>.npz``."""
+    """The file of one cached result: ``<cache_dir>/<kind>/<key>.npz``.
+
+    Examples
+    --------
+    >>> p = cache_path("demo", {"N": 60})
+    >>> p.parent.name, p.suffix, p == cache_path("demo", {"N": 60}) != cache_path("demo", {"N": 61})
+    ('demo', '.npz', True)
+    """
     key = hashlib.sha256(json.dumps([kind, config, _code_fingerprint()], sort_keys=True).encode()).hexdigest()
     return cache_dir() / kind / f"{key[:24]}.npz"
+
+
+def estimator_config(estimator):
+    """``{"class", "params"}`` of an estimator, from ``get_params(deep=False)``: a cache key.
+
+    Nested estimators (e.g. a ``ClassifierDRE``'s scikit-learn classifier) become nested
+    ``{"class", "params"}``. Raises TypeError for an estimator without ``get_params`` or a
+    parameter that is not a number, string, None, list, tuple, dict or estimator.
+
+    Examples
+    --------
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> estimator_config(LogisticRegression(C=2.0))["params"]["C"]
+    2.0
+    """
+    return _jsonable(estimator, type(estimator).__name__, top=True)
+
+
+def _jsonable(value, where, top=False):
+    if hasattr(value, "get_params"):
+        cls = type(value)
+        params = value.get_params(deep=False)
+        return {"class": f"{cls.__module__}.{cls.__qualname__}",
+                "params": {k: _jsonable(v, f"{where}.{k}") for k, v in sorted(params.items())}}
+    if top:
+        raise TypeError(f"cannot build a cache key for {type(value).__name__}: it has no get_params(); give it "
+                        "scikit-learn's (inherit sklearn.base.BaseEstimator) or compute with cache=False")
+    if isinstance(value, np.generic) and value.dtype.kind in "biuf":  # before float: np.float64 is one
+        return value.item()
+    if value is None or isinstance(value, (bool, str, int, float)):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v, f"{where}[{i}]") for i, v in enumerate(value)]
+    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+        return {k: _jsonable(v, f"{where}[{k!r}]") for k, v in value.items()}
+    raise TypeError(f"cannot build a cache key from the parameter {where} = {value!r}: only numbers, strings, "
+                    "None, lists, dicts and estimators with get_params() can be keyed; compute with cache=False")
+
+
+def usable_cache_dir(folder=None):
+    """``folder`` (default :func:`cache_dir`) if a file can be written there, else None with a warning.
+
+    Creates the folder, then writes and removes a probe file. Call it *before* computing.
+
+    Examples
+    --------
+    >>> import tempfile, warnings
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     usable_cache_dir(Path(tmp) / "sub").name
+    'sub'
+    >>> with tempfile.NamedTemporaryFile() as f, warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     usable_cache_dir(Path(f.name) / "sub"), "GENDEL_CACHE_DIR" in str(caught[0].message)
+    (None, True)
+    """
+    folder = Path(cache_dir() if folder is None else folder)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=".probe-", dir=folder)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        warnings.warn(f"cannot write to the cache folder {folder} ({exc.strerror or exc}); computing without the "
+                      "cache, so the result is not stored: set GENDEL_CACHE_DIR to a writable folder", CacheWarning,
+                      stacklevel=2)
+        return None
+    return folder
+
+
+def atomic_write(path, write):
+    """Call ``write(f)`` on a unique temporary file beside ``path``, then rename it into place.
+
+    Readers see the old file or the new one, never a part; concurrent writers of one path each
+    write their own temporary file. The file gets the umask's permissions, not mkstemp's 0600.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     atomic_write(Path(tmp) / "a.txt", lambda f: f.write(b"hello"))
+    ...     (Path(tmp) / "a.txt").read_text(), [p.name for p in Path(tmp).iterdir()]
+    ('hello', ['a.txt'])
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            write(f)
+            f.flush()
+            os.fsync(f.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def load_npz(path, expected):
+    """The arrays of a cached ``.npz`` entry, or None when it is missing or damaged.
+
+    ``expected`` maps each array name to its shape (None: any); each must be there, numeric, of
+    that shape. A file failing this is removed with a :class:`CacheWarning` naming it.
+
+    Examples
+    --------
+    >>> import tempfile, warnings
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     p = Path(tmp) / "e.npz"
+    ...     atomic_write(p, lambda f: np.savez(f, x=np.zeros(3)))
+    ...     ok = load_npz(p, {"x": (3,)})
+    ...     with warnings.catch_warnings(record=True):
+    ...         warnings.simplefilter("always")
+    ...         bad = load_npz(p, {"x": (5,)})
+    ...     ok["x"].tolist(), bad, p.exists()
+    ([0.0, 0.0, 0.0], None, False)
+    """
+    path = Path(path)
+    try:
+        with np.load(path, allow_pickle=False) as f:
+            missing = sorted(set(expected) - set(f.files))
+            if missing:
+                raise KeyError(f"no array {', '.join(missing)}")
+            arrays = {name: f[name] for name in expected}
+        for name, shape in expected.items():
+            a = arrays[name]
+            if a.dtype.kind not in "biuf":
+                raise ValueError(f"array {name} has dtype {a.dtype}, not a number")
+            if shape is not None and a.shape != tuple(shape):
+                raise ValueError(f"array {name} has shape {a.shape}, expected {tuple(shape)}")
+    except (FileNotFoundError, NotADirectoryError):  # no entry (yet), or a folder that cannot hold one
+        return None
+    except Exception as exc:  # a torn, truncated or foreign file: BadZipFile, EOFError, ValueError, ...
+        warnings.warn(f"discarding the damaged cache entry {path} ({type(exc).__name__}: {exc}); computing it "
+                      "again", CacheWarning, stacklevel=2)
+        with contextlib.suppress(OSError):  # a read-only cache: the new result is not stored either
+            path.unlink(missing_ok=True)
+        return None
+    return arrays

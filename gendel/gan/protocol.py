@@ -215,16 +215,22 @@ def _stage_rng(job, stage):
 
 def run_job(job, results_dir=None, *, device=None, progress=True, data_root=None):
     """Run one job (or return its stored result) and write its result files. Returns the result dict."""
+    from ..cache import CacheWarning, atomic_write, usable_cache_dir
     from ..data import load_images
     from ..deletion import ApproximateDeletion
     from .classifier import LabelClassifier
-    from .training import atomic_write, pick_device
+    from .training import pick_device
 
     p = get_profile(job.profile)
     results_dir = Path(results_dir) if results_dir is not None else default_results_dir(p)
     path = result_path(job, results_dir)
     if path.exists():
-        return load_result(path)
+        try:
+            return load_result(path)
+        except Exception as exc:  # a torn or foreign file (JSON, npz): run the job again and replace it
+            warnings.warn(f"discarding the damaged result {path} ({type(exc).__name__}: {exc}); running the job "
+                          "again", CacheWarning, stacklevel=2)
+    writable = usable_cache_dir(results_dir) is not None  # warn before hours of training, not after
     device = pick_device(device)
     t_start = time.perf_counter()
     rng = lambda stage: _stage_rng(job, stage)  # noqa: E731 - one stream per stage
@@ -296,8 +302,9 @@ def run_job(job, results_dir=None, *, device=None, progress=True, data_root=None
     arrays = {"grid_pre": _to_uint8(Y_pre[:32]), "grid_re": _to_uint8(Y_re[:32]),
               "grid_approx": _to_uint8(Y_approx[:32]), "pre_labels": proba["pre"].argmax(1).astype(np.int8),
               "pre_log_ratio": pre_log_ratio.astype(np.float32)}
-    atomic_write(path.with_suffix(".npz"), lambda f: np.savez_compressed(f, **arrays))
-    atomic_write(path, lambda f: f.write(json.dumps(result, indent=1).encode()))
+    if writable:
+        atomic_write(path.with_suffix(".npz"), lambda f: np.savez_compressed(f, **arrays))
+        atomic_write(path, lambda f: f.write(json.dumps(result, indent=1).encode()))
     return result
 
 

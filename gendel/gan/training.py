@@ -14,14 +14,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 import time
 import warnings
 from pathlib import Path
 
 import numpy as np
 import torch
+
+from ..cache import atomic_write, usable_cache_dir  # atomic_write moved to gendel.cache; re-exported
 
 #: Bump when a change to the training code changes what a configuration trains.
 TRAINING_VERSION = 1
@@ -60,30 +60,6 @@ def default_checkpoint_dir():
     from ..cache import cache_dir
 
     return cache_dir() / "checkpoints"
-
-
-def atomic_write(path, write):
-    """Call ``write(f)`` on a unique temporary file beside ``path``, then rename it into place.
-
-    Readers see the old file or the new one, never a part; concurrent writers of one path each
-    write their own temporary file. The file gets the permissions of a newly created file (the
-    umask), not the 0600 of ``tempfile.mkstemp``.
-    """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def atomic_save(obj, path):
@@ -132,6 +108,8 @@ def run_epochs(*, key, epochs, modules, optimizers, generator, epoch_fn, checkpo
         Training time, the epochs run earlier included (as recorded in the checkpoint).
     """
     path = None if checkpoint_dir is False else Path(checkpoint_dir) / f"{key}.pt"
+    if path is not None and usable_cache_dir(path.parent) is None:  # warns now, not after the first epoch
+        path = None
     state = load_checkpoint(path) if path is not None else None
     history, seconds, start = [], 0.0, 0
     if state is not None:
