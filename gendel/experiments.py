@@ -7,20 +7,17 @@ described in :mod:`gendel.protocol`; its settings are one :class:`~gendel.protoc
 from __future__ import annotations
 
 import copy
-import json
-import os
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import data as _data
 from ._progress import progress_bar
-from ._validation import check_count, check_lambda, check_positive
-from .cache import cache_dir, cache_path  # noqa: F401  (cache_dir re-exported)
+from .cache import CacheWarning, atomic_write, cache_path, estimator_config, load_npz, usable_cache_dir
+from .cache import cache_dir  # noqa: F401  (re-exported)
 from .deletion import MAX_DEFAULT_PROPOSALS, ApproximateDeletion
-from .dre import DensityRatioEstimator, KernelClassifierDRE, KNNClassifierDRE
-from .protocol import KEYS, PAPER, QUESTION_TITLES, QUESTIONS, STATISTICS, Protocol, shared
-from .protocol import _check_variance
+from .dre import DensityRatioEstimator
+from .protocol import KEYS, PAPER, QUESTION_TITLES, QUESTIONS, STATISTICS, Protocol, shared  # noqa: F401
 from .protocol import setup as _protocol_setup
 from .stats import PHI_NAMES, asc, ks_statistic, likelihood_ratio
 
@@ -170,45 +167,45 @@ def _run(p, dre):
 # Cached sweeps
 
 
-def cached_synthetic_statistics(dataset, lam, dre, *, N=400, m=400, R=250, sigma_a=0.1, seed=0, variance=None,
-                                cache=True):
+def cached_synthetic_statistics(dataset, lam, dre=None, *, N=None, m=None, R=None, sigma_a=None, seed=None,
+                                variance=None, cache=True):
     """:func:`synthetic_statistics` with an on-disk cache keyed by the full configuration.
 
-    The key holds the settings, the DRE's class and ``get_params()``
-    (:func:`gendel.cache.estimator_config`) and a fingerprint of gendel's numerical code; a DRE
-    without ``get_params`` is refused (TypeError) unless ``cache=False``. Results loaded from the
-    cache have ``dre=None``; their ``settings`` are those of a fresh result.
+    Takes the same arguments (keywords, or ``(protocol, dre)``). The key holds the protocol's
+    settings, the DRE's class and ``get_params()`` (:func:`gendel.cache.estimator_config`) and a
+    fingerprint of gendel's numerical code; a DRE without ``get_params`` is refused (TypeError)
+    unless ``cache=False``. Results loaded from the cache have ``dre=None``; their ``settings``
+    and ``protocol`` are those of a fresh result.
 
     The cache survives faults, each reported with a :class:`gendel.cache.CacheWarning`: processes
     computing one configuration at once each write a whole file; a damaged entry (unreadable, an
     array missing or not of length R) is discarded and recomputed; an unwritable cache folder is
     found before computing, and the result is returned without being stored.
+
+    Examples
+    --------
+    >>> from gendel.dre import KNNClassifierDRE
+    >>> first = cached_synthetic_statistics("mog8", 0.5, KNNClassifierDRE(k=5), N=60, m=20, R=4)
+    >>> again = cached_synthetic_statistics("mog8", 0.5, KNNClassifierDRE(k=5), N=60, m=20, R=4)
+    >>> again.dre is None, again.ks == first.ks  # the second one is read from the disk
+    (True, True)
     """
-    import warnings
-
-    from .cache import CacheWarning, atomic_write, estimator_config, load_npz, usable_cache_dir
-
-    dataset = _data.check_dataset(dataset)
-    lam, sigma_a = check_lambda(lam), check_positive(sigma_a, "sigma_a")
-    N, m, R = check_count(N, "N", minimum=2), check_count(m, "m"), check_count(R, "R", minimum=2)
-    seed = check_count(seed, "seed", minimum=0)
-    settings = dict(dataset=dataset, lam=lam, N=N, m=m, R=R, sigma_a=sigma_a, seed=seed, dre=repr(dre))
-    variance = _check_variance(dataset, variance)
-    if variance is not None:
-        settings["variance"] = variance
-    run = dict(N=N, m=m, R=R, sigma_a=sigma_a, seed=seed, variance=variance)
+    protocol, dre = _resolve(dataset, lam, dre, dict(N=N, m=m, R=R, sigma_a=sigma_a, seed=seed, variance=variance))
+    dre = _check_dre(dre)
     if not cache:
-        return synthetic_statistics(dataset, lam, dre, **run)
-    path = cache_path("synthetic_statistics", settings | {"dre": estimator_config(dre)})
+        return _run(protocol, dre)
+    path = cache_path("synthetic_statistics", protocol.settings() | {"dre": estimator_config(dre)})
     names = {(stat, k): f"{stat}|{k[0]}|{k[1]}" for stat in STATISTICS for k in KEYS}
-    stored = load_npz(path, dict.fromkeys(names.values(), (R,)) | {"n_deleted": (), "acceptance_rate": ()})
+    stored = load_npz(path, dict.fromkeys(names.values(), (protocol.R,)) | {"n_deleted": (), "acceptance_rate": ()})
     if stored is not None:
         values = {stat: {k: stored[names[stat, k]] for k in KEYS} for stat in STATISTICS}
         ks = {(q, stat): ks_statistic(values[stat][a], values[stat][b])
               for q, (a, b) in QUESTIONS.items() for stat in STATISTICS}
-        return SyntheticStatistics(settings, values, ks, int(stored["n_deleted"]), float(stored["acceptance_rate"]))
+        settings = {**protocol.settings(), "dre": repr(dre)}
+        return SyntheticStatistics(settings, values, ks, int(stored["n_deleted"]), float(stored["acceptance_rate"]),
+                                   None, protocol)
     writable = usable_cache_dir(path.parent) is not None  # before the work, so a bad folder costs no result
-    result = synthetic_statistics(dataset, lam, dre, **run)
+    result = _run(protocol, dre)
     if writable:
         arrays = {name: result.values[stat][k] for (stat, k), name in names.items()}
         try:
@@ -234,6 +231,7 @@ class Sweep:
 
     Examples
     --------
+    >>> from gendel.grids import kbc_dres
     >>> s = sweep("mog8", [0.5], kbc_dres([0.1, 0.2]), labels=["0.1", "0.2"], N=40, m=10, R=3,
     ...           cache=False, progress=False)
     >>> s.lams, s.labels, s.ks("Q3", "LR").shape
@@ -274,46 +272,11 @@ def sweep(dataset, lams, dres, *, labels=None, N=None, m=None, R=None, sigma_a=N
     cells = [(p, d) for p in protocols for d in dres]
     bar = progress_bar(cells, desc=f"{protocols[0].dataset if protocols else dataset} sweep", enabled=progress)
     flat = [
-        cached_synthetic_statistics(p.dataset, p.lam, d, N=p.N, m=p.m, R=p.R, sigma_a=p.sigma_a, seed=p.seed,
-                                    variance=p.variance, cache=cache)
+        cached_synthetic_statistics(p, d, cache=cache)
         for p, d in bar
     ]
     results = [flat[i * len(dres):(i + 1) * len(dres)] for i in range(len(protocols))]
     return Sweep(tuple(p.lam for p in protocols), labels, results)
-
-
-def grid(extent, resolution=150):
-    """A regular grid over ``extent = (x0, x1, y0, y1)``.
-
-    Returns ``xs``, ``ys`` and the (resolution**2, 2) array of grid points, row by row in y
-    (point ``iy * resolution + ix`` is ``(xs[ix], ys[iy])``).
-
-    Examples
-    --------
-    >>> xs, ys, points = grid((0, 1, 0, 2), resolution=3)
-    >>> points[:4].tolist()
-    [[0.0, 0.0], [0.5, 0.0], [1.0, 0.0], [0.0, 1.0]]
-    """
-    resolution = check_count(resolution, "resolution", minimum=2)
-    x0, x1, y0, y1 = extent
-    xs, ys = np.linspace(x0, x1, resolution), np.linspace(y0, y1, resolution)
-    gx, gy = np.meshgrid(xs, ys)
-    return xs, ys, np.column_stack([gx.ravel(), gy.ravel()])
-
-
-def evaluate_on_grid(fn, extent, resolution=150):
-    """Evaluate ``fn`` (points (n, 2) -> values (n,)) on a regular grid over ``extent``.
-
-    Returns ``xs``, ``ys`` and the (resolution, resolution) array ``Z[iy, ix] = fn((xs[ix], ys[iy]))``.
-
-    Examples
-    --------
-    >>> xs, ys, Z = evaluate_on_grid(lambda p: p[:, 0] + 10 * p[:, 1], (0, 1, 0, 1), resolution=2)
-    >>> Z.tolist()
-    [[0.0, 1.0], [10.0, 11.0]]
-    """
-    xs, ys, points = grid(extent, resolution)
-    return xs, ys, np.asarray(fn(points)).reshape(len(ys), len(xs))
 
 
 def setup(dataset, lam=None, *, N=None, sigma_a=None, seed=None, variance=None):
@@ -334,99 +297,17 @@ def setup(dataset, lam=None, *, N=None, sigma_a=None, seed=None, variance=None):
     return _protocol_setup(protocol)
 
 
-# --------------------------------------------------------------------------------------------
-# The grids of the book's chapter on the synthetic data (§5.1 and Appendix D)
-
-#: The paper's settings of §5.1 / Appendix D (and the seed of the book).
-PAPER_SETTINGS = {k: v for k, v in PAPER.settings().items() if k in ("N", "m", "R", "sigma_a", "seed")}
-#: lambda of the KBC sweeps and of the ratio maps (Appendix D).
-LAMBDAS = (0.5, 0.6, 0.7, 0.8, 0.9)
-#: KBC bandwidths sigma_C: symmetric around sigma_A = 0.1 in steps of 0.0125, with the paper's
-#: 0.075 and 0.125.
-SIGMA_C = (0.05, 0.0625, 0.075, 0.0875, 0.1, 0.1125, 0.125, 0.1375, 0.15)
-#: k of the kNN DREs: the two of Fig. 3, one below and one at the top of the "moderate" range
-#: 10-50 of Appendix D (the cost of a kNN cell grows about linearly with k).
-KNN_K = (5, 10, 20, 50)
-#: lambda of the kNN sweeps: the values of the Appendix D distribution panels.
-KNN_LAMBDAS = (0.6, 0.7, 0.8, 0.9)
-#: The (m, N, R) variations of panel (a) of the Appendix D KS figures (MoG-8, lambda = 0.8).
-VARIATIONS = {"m = 200": {"m": 200}, "N = 200": {"N": 200}, "R = 100": {"R": 100}}
+_GRID_NAMES = ("KNN_K", "KNN_LAMBDAS", "LAMBDAS", "PAPER_SETTINGS", "SIGMA_C", "VARIATIONS", "chapter_sweeps",
+               "evaluate_on_grid", "grid", "kbc_dres", "knn_dres", "variation_sweeps")
 
 
-def kbc_dres(sigmas=SIGMA_C):
-    """One KBC DRE per sigma_C.
+def __getattr__(name):
+    # The chapter's grids live in gendel.grids, which builds on this module; re-exported here.
+    if name in _GRID_NAMES:
+        from . import grids
 
-    Examples
-    --------
-    >>> kbc_dres([0.075, 0.125])
-    [KernelClassifierDRE(bandwidth=0.075), KernelClassifierDRE(bandwidth=0.125)]
-    """
-    return [KernelClassifierDRE(bandwidth=s) for s in sigmas]
-
-
-def knn_dres(ks=KNN_K):
-    """One kNN DRE per k.
-
-    Examples
-    --------
-    >>> knn_dres([10, 20])
-    [KNNClassifierDRE(k=10), KNNClassifierDRE(k=20)]
-    """
-    return [KNNClassifierDRE(k=k) for k in ks]
-
-
-def chapter_sweeps(dataset, *, progress=True, **settings):
-    """The KBC and kNN sweeps of the book's chapter for one data set (disk-cached per cell).
-
-    ``settings`` override :data:`PAPER_SETTINGS` (N, m, R, sigma_a, seed).
-
-    Returns
-    -------
-    dict
-        ``{"kbc": Sweep over LAMBDAS x SIGMA_C, "knn": Sweep over KNN_LAMBDAS x KNN_K}``.
-
-    Examples
-    --------
-    At the paper's settings this takes minutes (once; then it is read from the disk cache).
-    With small settings:
-
-    >>> sweeps = chapter_sweeps("ckb8", N=40, m=5, R=2, cache=False, progress=False)
-    >>> sweeps["kbc"].ks("Q1").shape, sweeps["knn"].ks("Q1").shape
-    ((5, 9), (4, 4))
-    """
-    dataset = _data.check_dataset(dataset)
-    kw = {**PAPER_SETTINGS, **settings, "progress": progress}
-    return {
-        "kbc": sweep(dataset, LAMBDAS, kbc_dres(), labels=[f"{s:g}" for s in SIGMA_C], **kw),
-        "knn": sweep(dataset, KNN_LAMBDAS, knn_dres(), labels=[str(k) for k in KNN_K], **kw),
-    }
-
-
-def variation_sweeps(dataset="mog8", lam=0.8, variations=None, *, progress=True):
-    """KBC sweeps at one lambda with the (m, N, R) variations of Appendix D, panel (a).
-
-    Returns a dict ``label -> Sweep``; the label ``"paper (m = N = 400, R = 250)"`` is the
-    baseline, the others change one of m, N, R (``VARIATIONS`` by default).
-
-    Examples
-    --------
-    >>> list(VARIATIONS)
-    ['m = 200', 'N = 200', 'R = 100']
-    >>> variation_sweeps("mog8", 0.8, {"R = 100": {"R": 100}})  # a 1-hour run at the paper's N and m  # doctest: +SKIP
-    """
-    variations = VARIATIONS if variations is None else variations
-    base = PAPER_SETTINGS
-    # every variation is checked before the first sweep runs
-    for label, change in variations.items():
-        unknown = set(change) - {"N", "m", "R"}
-        if unknown:
-            raise ValueError(f"a variation may change N, m or R only; {label!r} changes {sorted(unknown)}")
-        Protocol.of(dataset, lam, **{**base, **change})
-    out = {}
-    for label, change in {f"paper (m = N = {base['N']}, R = {base['R']})": {}, **variations}.items():
-        out[label] = sweep(dataset, [lam], kbc_dres(), labels=[f"{s:g}" for s in SIGMA_C],
-                           progress=progress, **{**base, **change})
-    return out
+        return getattr(grids, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = [

@@ -23,7 +23,7 @@ LAYERS = {
     # 2: density ratio estimators and the approximate model (Alg. 1)
     "gendel.dre": 2, "gendel.deletion": 2,
     # 3: experiments, tests of deletion, claims, theory checks, the GAN half
-    "gendel.protocol": 3, "gendel.experiments": 3, "gendel.deletion_test": 3, "gendel.claims": 3,
+    "gendel.protocol": 3, "gendel.experiments": 3, "gendel.grids": 3, "gendel.deletion_test": 3, "gendel.claims": 3,
     "gendel.theory": 3, "gendel.gan": 3,
     # 4: figures
     "gendel.plotting": 4,

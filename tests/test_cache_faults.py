@@ -169,15 +169,15 @@ def _read_only(tmp_path):
 def test_an_unusable_folder_warns_before_computing_and_returns_the_result(tmp_path, monkeypatch, make):
     folder = make(tmp_path)
     monkeypatch.setenv("GENDEL_CACHE_DIR", str(folder))
-    compute, warned_before = experiments.synthetic_statistics, []
+    compute, run, warned_before = experiments.synthetic_statistics, experiments._run, []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
 
         def counting(*args, **kwargs):
             warned_before.append(any(issubclass(w.category, CacheWarning) for w in caught))
-            return compute(*args, **kwargs)
+            return run(*args, **kwargs)
 
-        monkeypatch.setattr(experiments, "synthetic_statistics", counting)
+        monkeypatch.setattr(experiments, "_run", counting)  # the protocol run behind every entry point
         result = cached_synthetic_statistics("mog8", 0.6, KeyedKNN(k=3), seed=1, **SMALL)
     assert warned_before == [True]  # computed once, after the warning
     (warning,) = [w for w in caught if issubclass(w.category, CacheWarning)]

@@ -230,7 +230,7 @@ def test_cached_shared_arrays_are_read_only():
     assert not X.flags.writeable and not deleted.flags.writeable
 
 
-def test_cache_keys_are_validated_and_refuse_address_reprs(tmp_path, monkeypatch):
+def test_cache_keys_come_from_the_settings_and_the_dre_parameters(tmp_path, monkeypatch):
     monkeypatch.setenv("GENDEL_CACHE_DIR", str(tmp_path))
     r = cached_synthetic_statistics("mog8", 0.5, KNNClassifierDRE(k=5), N=np.int64(100), m=20, R=5, seed=np.int64(2))
     assert r.settings["N"] == 100 and isinstance(r.settings["N"], int)
@@ -238,8 +238,20 @@ def test_cache_keys_are_validated_and_refuse_address_reprs(tmp_path, monkeypatch
     class Anonymous(KNNClassifierDRE):
         __repr__ = object.__repr__
 
-    with pytest.raises(ValueError, match="memory address"):
-        cached_synthetic_statistics("mog8", 0.5, Anonymous(5), N=100, m=20, R=5)
+    # a repr with a memory address does not matter: the key is the class and get_params()
+    a = cached_synthetic_statistics("mog8", 0.5, Anonymous(k=5), N=100, m=20, R=5)
+    b = cached_synthetic_statistics("mog8", 0.5, Anonymous(k=5), N=100, m=20, R=5)
+    assert b.dre is None and a.ks == b.ks and b.protocol == a.protocol
+
+    class NoParams:
+        def fit(self, X, deleted):
+            return self
+
+        def log_ratio(self, Y):
+            return np.zeros(len(Y))
+
+    with pytest.raises(TypeError, match="get_params"):
+        cached_synthetic_statistics("mog8", 0.5, NoParams(), N=100, m=20, R=5)
 
 
 def test_exact_ratio_q2_is_calibrated_over_seeds():
