@@ -23,11 +23,28 @@ import numpy as np
 
 
 class CacheWarning(RuntimeWarning):
-    """A cache entry or folder could not be used; the result was computed instead."""
+    """A cache entry or folder could not be used; the result was computed instead.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("error", CacheWarning)  # e.g. make cache faults errors in a test
+    ...     issubclass(CacheWarning, RuntimeWarning)
+    True
+    """
 
 
 def cache_dir():
-    """Where expensive results are cached: ``$GENDEL_CACHE_DIR`` or ``~/.cache/gendel``."""
+    """Where expensive results are cached: ``$GENDEL_CACHE_DIR`` or ``~/.cache/gendel``.
+
+    Examples
+    --------
+    >>> from unittest import mock
+    >>> with mock.patch.dict(os.environ, {"GENDEL_CACHE_DIR": "/tmp/gendel-example-cache"}):
+    ...     str(cache_dir())
+    '/tmp/gendel-example-cache'
+    """
     return Path(os.environ.get("GENDEL_CACHE_DIR") or Path.home() / ".cache" / "gendel")
 
 

@@ -323,6 +323,13 @@ def deletion_test_panel(**settings):
     In a notebook, ``deletion_test_panel()`` as the last line of a cell shows the panel. In
     Google Colab this also enables Colab's custom widget manager, which plotly's
     ``FigureWidget`` needs there.
+
+    Examples
+    --------
+    In a notebook (the panel needs a live kernel to be seen and used):
+
+    >>> panel = deletion_test_panel(dataset="ckb8", statistic="lr")  # doctest: +SKIP
+    >>> panel  # doctest: +SKIP
     """
     if "google.colab" in sys.modules:  # pragma: no cover - only in Colab
         from google.colab import output

@@ -173,7 +173,15 @@ class LabelPanel(Panel):
 
 
 def label_panel(results, **kwargs):
-    """A :class:`LabelPanel`, with Colab's widget manager enabled where needed."""
+    """A :class:`LabelPanel`, with Colab's widget manager enabled where needed.
+
+    Examples
+    --------
+    In a notebook, on the stored results of a profile (the panel needs a live kernel):
+
+    >>> from gendel.gan.protocol import stored_results  # doctest: +SKIP
+    >>> label_panel(stored_results("gpu"), bound=10.0)  # doctest: +SKIP
+    """
     import sys
 
     if "google.colab" in sys.modules:  # pragma: no cover - only in Colab

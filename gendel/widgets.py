@@ -275,6 +275,13 @@ def explore(**settings):
     In a notebook, ``explore()`` as the last line of a cell shows the panel. See
     :class:`ExplorerPanel` for the settings. In Google Colab this also enables Colab's custom
     widget manager, which plotly's ``FigureWidget`` needs there.
+
+    Examples
+    --------
+    In a notebook (the panel needs a live kernel to be seen and used):
+
+    >>> panel = explore(dataset="ckb8", lam=0.7, dre="knn", k=20)  # doctest: +SKIP
+    >>> panel.set(sigma_c=0.125)  # doctest: +SKIP
     """
     if "google.colab" in sys.modules:  # pragma: no cover - only in Colab
         from google.colab import output
@@ -288,6 +295,12 @@ def precomputed_ks_figure(sigma_cs, *, dataset="mog8", lam=0.8, sigma_a=0.1, see
 
     Every step is computed here with :func:`gendel.experiments.synthetic_statistics`, so the
     slider works in a static HTML page without a kernel.
+
+    Examples
+    --------
+    >>> fig = precomputed_ks_figure([0.075, 0.1], N=60, m=20, R=25)
+    >>> len(fig.layout.sliders[0].steps)
+    2
     """
     sigma_cs = [check_positive(v, "sigma_c") for v in sigma_cs]
     if not sigma_cs:
