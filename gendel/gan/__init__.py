@@ -7,7 +7,9 @@ training     epoch loops with progress, per-epoch checkpoints keyed by configura
 dcgan        :class:`DCGAN`, the learner (also ``gendel.models.DCGAN``)
 vdm          :class:`VDMDRE`, the VDM density ratio estimator (also ``gendel.dre.VDMDRE``)
 classifier   :class:`LabelClassifier`, which reads the label distribution of generated images
-protocol     the jobs and profiles of §5.2 and their result files; ``python -m gendel.gan``
+protocol     the jobs and profiles of §5.2; ``python -m gendel.gan``
+result_files where the jobs' result files live and how they are read (re-exported by protocol)
+report       from result files to the chapter's numbers (the claims are in gendel.claims.gan)
 
 Everything here needs torch; the rest of gendel does not import it.
 """

@@ -17,7 +17,7 @@ label distribution of Alg. 1 can be recomputed for another B without training).
 
 A *profile* sizes the protocol: ``paper`` (the paper's settings), ``gpu`` (what fits a short
 GPU run), ``quick`` (2 CPU cores, executed in every build of the book) and ``tiny`` (seconds,
-for tests).
+for tests). The result files are read and found by :mod:`gendel.gan.result_files` (re-exported here).
 """
 
 from __future__ import annotations
@@ -34,6 +34,8 @@ from pathlib import Path
 import numpy as np
 
 from .. import stats
+from .result_files import (STORED_RESULTS, default_results_dir, load_result, load_results,  # noqa: F401 (re-exported)
+                      result_path, stored_results)
 
 #: Version of the result format and of the protocol's numbers.
 RESULT_VERSION = 1
@@ -47,6 +49,15 @@ class Profile:
     (setting, λ) pairs; each job trains DCGANs for ``gan_epochs`` and the VDM DRE for
     ``vdm_epochs``; Q2 labels ``m_labels`` samples of each model; Q3 has ``repeats`` (R)
     repeats of ``m_test`` (m) samples per set.
+
+    Examples
+    --------
+    >>> tiny = PROFILES["tiny"]
+    >>> tiny.gan_epochs, tiny.deletions
+    (1, (('even', 0.7), ('odd', 0.7)))
+    >>> smaller = dataclasses.replace(tiny, name="mine", m_labels=100)   # a sizing of your own
+    >>> smaller.m_labels, smaller.key() != tiny.key()                     # results never mix
+    (100, True)
     """
 
     name: str
@@ -91,7 +102,16 @@ PROFILES = {
 
 
 def get_profile(profile):
-    """A :class:`Profile` from its name (or the profile itself)."""
+    """A :class:`Profile` from its name (or the profile itself).
+
+    Examples
+    --------
+    >>> get_profile("quick").n_train, get_profile("paper").n_train      # None: the whole split
+    (8000, None)
+    >>> get_profile("huge")
+    Traceback (most recent call last):
+    ValueError: unknown profile 'huge'; choose one of ['gpu', 'paper', 'quick', 'tiny']
+    """
     if isinstance(profile, Profile):
         return profile
     if profile not in PROFILES:
@@ -101,7 +121,13 @@ def get_profile(profile):
 
 @dataclasses.dataclass(frozen=True)
 class Job:
-    """One (data set, deletion setting, λ, seed) of a profile."""
+    """One (data set, deletion setting, λ, seed) of a profile.
+
+    Examples
+    --------
+    >>> Job("tiny", "mnist", "even", 0.7, seed=0).name
+    'mnist-even-0.7-seed0'
+    """
 
     profile: str
     dataset: str
@@ -115,13 +141,28 @@ class Job:
 
 
 def jobs(profile):
-    """Every job of a profile, in a fixed order."""
+    """Every job of a profile, in a fixed order.
+
+    Examples
+    --------
+    >>> [job.name for job in jobs("tiny")]
+    ['mnist-even-0.7-seed0', 'mnist-odd-0.7-seed0']
+    >>> len(jobs("paper"))          # 2 data sets x 8 deletion sets x 5 seeds
+    80
+    """
     p = get_profile(profile)
     return [Job(p.name, d, s, lam, seed) for d in p.datasets for (s, lam) in p.deletions for seed in p.seeds]
 
 
 def find_job(profile, name):
-    """The job of ``profile`` called ``name`` (as printed by ``python -m gendel.gan list``)."""
+    """The job of ``profile`` called ``name`` (as printed by ``python -m gendel.gan list``).
+
+    Examples
+    --------
+    >>> job = find_job("quick", "fashion-mnist-odd-0.7-seed1")
+    >>> job.dataset, job.setting, job.lam, job.seed
+    ('fashion-mnist', 'odd', 0.7, 1)
+    """
     for job in jobs(profile):
         if job.name == name:
             return job
@@ -129,20 +170,16 @@ def find_job(profile, name):
                      f"`python -m gendel.gan list --profile {get_profile(profile).name}` lists them")
 
 
-def default_results_dir(profile):
-    """``$GENDEL_CACHE_DIR/gan/<profile>-<hash of its settings>``."""
-    from ..cache import cache_dir
-
-    p = get_profile(profile)
-    return cache_dir() / "gan" / f"{p.name}-{p.key()}"
-
-
-def result_path(job, results_dir):
-    return Path(results_dir) / f"{job.name}.json"
-
-
 def hardware(device):
-    """What the job ran on: device name, torch version, CPU count, platform."""
+    """What the job ran on: device name, torch version, CPU count, platform.
+
+    Examples
+    --------
+    >>> import torch
+    >>> info = hardware(torch.device("cpu"))
+    >>> info["device_type"], info["device"].startswith("CPU"), info["torch"] == torch.__version__
+    ('cpu', True, True)
+    """
     import torch
 
     name = torch.cuda.get_device_name(device) if device.type == "cuda" else f"CPU ({platform.processor() or platform.machine()})"
@@ -156,7 +193,21 @@ def _to_uint8(images):
 
 def training_images(dataset, n_train, *, root=None):
     """The training images and labels a profile uses: a fixed random subset of ``n_train``
-    (seeded by the data set alone, so every job and seed shares it) or the whole split."""
+    (seeded by the data set alone, so every job and seed shares it) or the whole split.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from gendel.images import FILES, write_idx
+    >>> with tempfile.TemporaryDirectory() as root:      # 300 made-up images (``make data`` fetches MNIST)
+    ...     (Path(root) / "mnist").mkdir()
+    ...     write_idx(Path(root) / "mnist" / FILES["train"][0], np.zeros((300, 28, 28), dtype=np.uint8))
+    ...     write_idx(Path(root) / "mnist" / FILES["train"][1], (np.arange(300) % 10).astype(np.uint8))
+    ...     X, labels = training_images("mnist", 256, root=root)
+    ...     again = training_images("mnist", 256, root=root)[1]
+    >>> X.shape, bool(np.all(labels == again))           # every job and seed gets the same subset
+    ((256, 1, 28, 28), True)
+    """
     from ..data import load_images
 
     images, labels = load_images(dataset, split="train", root=root)
@@ -168,7 +219,15 @@ def training_images(dataset, n_train, *, root=None):
 
 @dataclasses.dataclass
 class TrainedModels:
-    """The trained networks of one job: p_hat, p_hat', rho_hat_E, and the data (X, its labels, X') they came from."""
+    """The trained networks of one job: p_hat, p_hat', rho_hat_E, and the data (X, its labels, X') they came from.
+
+    Examples
+    --------
+    >>> labels = np.array([0, 1, 2, 3])
+    >>> models = TrainedModels(None, None, None, np.zeros((4, 1, 28, 28)), labels, deleted=labels % 2 == 0)
+    >>> models.labels[~models.deleted].tolist()          # the labels of X \\ X'
+    [1, 3]
+    """
 
     pretrained: object
     retrained: object
@@ -187,6 +246,12 @@ def trained_models(job, *, device=None, progress=True, data_root=None):
     Returns
     -------
     TrainedModels
+
+    Examples
+    --------
+    >>> models = trained_models(find_job("tiny", "mnist-even-0.7-seed0"))  # needs MNIST; trains # doctest: +SKIP
+    >>> models.X.shape, int(models.deleted.sum()) > 0                      # doctest: +SKIP
+    ((256, 1, 28, 28), True)
     """
     from ..data import label_deletion_mask
     from .dcgan import DCGAN
@@ -214,7 +279,16 @@ def _stage_rng(job, stage):
 
 
 def run_job(job, results_dir=None, *, device=None, progress=True, data_root=None):
-    """Run one job (or return its stored result) and write its result files. Returns the result dict."""
+    """Run one job (or return its stored result) and write its result files. Returns the result dict.
+
+    Examples
+    --------
+    >>> result = run_job(find_job("gpu", "mnist-even-0.7-seed0"), STORED_RESULTS / "gpu")  # stored: read, not run
+    >>> sum(result["labels"]["approx"]) == result["profile"]["m_labels"], sorted(result["q3"]["values"])
+    (True, ['ASC log', 'ASC tlogt', 'LR'])
+    >>> run_job(find_job("tiny", "mnist-odd-0.7-seed0"))["data"]["n_train"]  # needs MNIST # doctest: +SKIP
+    256
+    """
     from ..cache import CacheWarning, atomic_write, usable_cache_dir
     from ..data import load_images
     from ..deletion import ApproximateDeletion
@@ -308,37 +382,13 @@ def run_job(job, results_dir=None, *, device=None, progress=True, data_root=None
     return result
 
 
-def load_result(path):
-    """A job's result dict, with its arrays (``result["arrays"]``) when the .npz is there."""
-    path = Path(path)
-    result = json.loads(path.read_text())
-    npz = path.with_suffix(".npz")
-    if npz.exists():
-        with np.load(npz) as f:
-            result["arrays"] = {k: f[k] for k in f.files}
-    return result
-
-
-def load_results(profile, results_dir=None):
-    """The stored results of a profile's jobs (missing jobs are left out), in job order."""
-    p = get_profile(profile)
-    results_dir = Path(results_dir) if results_dir is not None else default_results_dir(p)
-    return [load_result(result_path(j, results_dir)) for j in jobs(p) if result_path(j, results_dir).exists()]
-
-
-#: Result files shipped with gendel: profiles run on hardware the book's build does not have.
-STORED_RESULTS = Path(__file__).parent / "results"
-
-
-def stored_results(profile):
-    """The result files of ``profile`` shipped with gendel (``gpu``: one run on an NVIDIA H100)."""
-    folder = STORED_RESULTS / get_profile(profile).name
-    if not folder.is_dir():
-        raise ValueError(f"gendel ships no results for profile {get_profile(profile).name!r}; "
-                         f"it has {sorted(p.name for p in STORED_RESULTS.iterdir() if p.is_dir())}")
-    return load_results(profile, folder)
-
-
 def run_profile(profile, results_dir=None, **kwargs):
-    """Run every job of a profile in this process, one after the other, skipping stored ones."""
+    """Run every job of a profile in this process, one after the other, skipping stored ones.
+
+    Examples
+    --------
+    >>> [r["job"]["seed"] for r in run_profile("gpu", STORED_RESULTS / "gpu")]   # all stored: nothing trains
+    [0, 0, 0, 0]
+    >>> results = run_profile("quick")       # doctest: +SKIP
+    """
     return [run_job(job, results_dir, **kwargs) for job in jobs(profile)]

@@ -28,7 +28,15 @@ TRAINING_VERSION = 1
 
 
 def pick_device(device=None):
-    """``torch.device``: the one asked for, else CUDA when available, else the CPU."""
+    """``torch.device``: the one asked for, else CUDA when available, else the CPU.
+
+    Examples
+    --------
+    >>> pick_device("cpu")
+    device(type='cpu')
+    >>> pick_device().type == ("cuda" if torch.cuda.is_available() else "cpu")
+    True
+    """
     if device is None:
         device = "cuda" if torch.cuda.is_available() else "cpu"
     device = torch.device(device)
@@ -40,7 +48,16 @@ def pick_device(device=None):
 
 
 def data_fingerprint(*arrays):
-    """A short hash of the bytes (and shapes, dtypes) of numpy arrays: the data selection."""
+    """A short hash of the bytes (and shapes, dtypes) of numpy arrays: the data selection.
+
+    Examples
+    --------
+    >>> X = np.arange(6, dtype=np.uint8)
+    >>> data_fingerprint(X) == data_fingerprint(X.copy()), data_fingerprint(X) == data_fingerprint(X.reshape(2, 3))
+    (True, False)
+    >>> len(data_fingerprint(X, X > 2))       # 12 bytes in hex, for any number of arrays
+    24
+    """
     h = hashlib.blake2b(digest_size=12)
     for a in arrays:
         a = np.ascontiguousarray(a)
@@ -50,25 +67,62 @@ def data_fingerprint(*arrays):
 
 
 def config_key(kind, config):
-    """``<kind>-<hash>`` for a JSON-serialisable configuration."""
+    """``<kind>-<hash>`` for a JSON-serialisable configuration.
+
+    Examples
+    --------
+    >>> key = config_key("dcgan", {"epochs": 1, "width": 8})
+    >>> key.startswith("dcgan-"), key == config_key("dcgan", {"width": 8, "epochs": 1})   # order is irrelevant
+    (True, True)
+    >>> key == config_key("dcgan", {"epochs": 2, "width": 8})
+    False
+    """
     payload = json.dumps([kind, TRAINING_VERSION, config], sort_keys=True, default=str)
     return f"{kind}-{hashlib.sha256(payload.encode()).hexdigest()[:20]}"
 
 
 def default_checkpoint_dir():
-    """``$GENDEL_CACHE_DIR/checkpoints`` (default ``~/.cache/gendel/checkpoints``)."""
+    """``$GENDEL_CACHE_DIR/checkpoints`` (default ``~/.cache/gendel/checkpoints``).
+
+    Examples
+    --------
+    >>> from gendel.cache import cache_dir
+    >>> default_checkpoint_dir() == cache_dir() / "checkpoints"
+    True
+    """
     from ..cache import cache_dir
 
     return cache_dir() / "checkpoints"
 
 
 def atomic_save(obj, path):
-    """``torch.save`` through :func:`atomic_write`."""
+    """``torch.save`` through :func:`atomic_write`.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     atomic_save({"weights": torch.ones(3)}, Path(tmp) / "run.pt")
+    ...     sorted(p.name for p in Path(tmp).iterdir())       # no temporary file left behind
+    ['run.pt']
+    """
     atomic_write(path, lambda f: torch.save(obj, f))
 
 
 def load_checkpoint(path):
-    """The checkpoint at ``path`` or None; an unreadable file is reported and ignored."""
+    """The checkpoint at ``path`` or None; an unreadable file is reported and ignored.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings(record=True) as caught:
+    ...     atomic_save({"epoch": 3}, Path(tmp) / "run.pt")
+    ...     _ = (Path(tmp) / "torn.pt").write_bytes(b"not a checkpoint")
+    ...     load_checkpoint(Path(tmp) / "run.pt"), load_checkpoint(Path(tmp) / "torn.pt"), len(caught)
+    ({'epoch': 3}, None, 1)
+    >>> load_checkpoint("no/such/file.pt") is None
+    True
+    """
     path = Path(path)
     if not path.exists():
         return None
@@ -106,6 +160,26 @@ def run_epochs(*, key, epochs, modules, optimizers, generator, epoch_fn, checkpo
         The losses of every epoch, the resumed ones included.
     seconds : float
         Training time, the epochs run earlier included (as recorded in the checkpoint).
+
+    Examples
+    --------
+    Two epochs of a linear model, then a third: the second call resumes from the checkpoint.
+
+    >>> import tempfile
+    >>> net = torch.nn.Linear(2, 1)
+    >>> def epoch_fn(epoch):                         # one step of gradient descent on net(x)^2
+    ...     loss = net(torch.ones(4, 2)).pow(2).mean()
+    ...     net.zero_grad(); loss.backward()
+    ...     with torch.no_grad():
+    ...         _ = [w.sub_(0.1 * w.grad) for w in net.parameters()]
+    ...     return {"loss": loss.item()}
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     run = dict(key="linear", modules={"net": net}, optimizers={}, generator=torch.Generator(),
+    ...                epoch_fn=epoch_fn, checkpoint_dir=tmp, progress=False, desc="linear")
+    ...     first, _ = run_epochs(epochs=2, **run)
+    ...     history, seconds = run_epochs(epochs=3, **run)
+    >>> len(first), len(history), history[:2] == first        # one new epoch; the first two read back
+    (2, 3, True)
     """
     path = None if checkpoint_dir is False else Path(checkpoint_dir) / f"{key}.pt"
     if path is not None and usable_cache_dir(path.parent) is None:  # warns now, not after the first epoch
@@ -151,20 +225,48 @@ def run_epochs(*, key, epochs, modules, optimizers, generator, epoch_fn, checkpo
 
 def batches(n, batch_size, generator, device):
     """Index batches of one shuffled pass over ``range(n)`` (the last, partial batch dropped
-    when a full one exists, as BatchNorm needs more than one example)."""
+    when a full one exists, as BatchNorm needs more than one example).
+
+    Examples
+    --------
+    >>> parts = batches(10, 4, torch.Generator().manual_seed(0), "cpu")
+    >>> [len(b) for b in parts], len(set(torch.cat(parts).tolist()))    # 8 distinct indices; 2 dropped
+    ([4, 4], 8)
+    >>> [len(b) for b in batches(3, 4, torch.Generator(), "cpu")]       # fewer than a batch: all of them
+    [3]
+    """
     perm = torch.randperm(n, generator=generator, device=generator.device).to(device)
     stop = n - n % batch_size if n >= batch_size else n
     return [perm[i:i + batch_size] for i in range(0, stop, batch_size)]
 
 
 def as_tensor(images, device):
-    """A float32 tensor on ``device`` from a numpy array (no copy on the CPU when possible)."""
+    """A float32 tensor on ``device`` from a numpy array (no copy on the CPU when possible).
+
+    Examples
+    --------
+    >>> X = np.zeros((2, 3), dtype=np.float32)
+    >>> t = as_tensor(X, "cpu")
+    >>> t.dtype, tuple(t.shape), t.data_ptr() == X.ctypes.data        # the same memory
+    (torch.float32, (2, 3), True)
+    >>> as_tensor(np.ones(2), "cpu").dtype                             # float64 is converted
+    torch.float32
+    """
     return torch.as_tensor(np.ascontiguousarray(images, dtype=np.float32)).to(device)
 
 
 @torch.no_grad()
 def evaluate(network, X, device, batch_size=2048):
-    """``network(X)`` in evaluation mode, batched; a float64 numpy array."""
+    """``network(X)`` in evaluation mode, batched; a float64 numpy array.
+
+    Examples
+    --------
+    >>> net = torch.nn.Linear(2, 1)
+    >>> _ = torch.nn.init.ones_(net.weight), torch.nn.init.zeros_(net.bias)     # net(x) = x1 + x2
+    >>> out = evaluate(net, np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]), "cpu", batch_size=2)
+    >>> out.dtype, out.ravel().tolist()
+    (dtype('float64'), [3.0, 7.0, 11.0])
+    """
     network.eval()
     out = [network(as_tensor(X[i:i + batch_size], device)).double().cpu() for i in range(0, len(X), batch_size)]
     return torch.cat(out).numpy() if out else np.zeros(0)
