@@ -71,7 +71,7 @@ def main(argv):
     rows = {name: [] for name in ("KBC first", "KBC second", "kNN", "cell cold", "cell cached")}
     for run in range(runs):
         seed = run
-        experiments._shared.cache_clear()
+        experiments.shared.cache_clear()
         rows["KBC first"].append(timed(lambda: experiments.synthetic_statistics(
             dataset, lam, KernelClassifierDRE(bandwidth=0.1), seed=seed)))
         rows["KBC second"].append(timed(lambda: experiments.synthetic_statistics(
@@ -80,7 +80,7 @@ def main(argv):
             dataset, lam, KNNClassifierDRE(k=10), seed=seed)))
         with tempfile.TemporaryDirectory(prefix="gendel-bench-") as cache:
             os.environ["GENDEL_CACHE_DIR"] = cache
-            experiments._shared.cache_clear()
+            experiments.shared.cache_clear()
 
             def cell():
                 return experiments.sweep(dataset, [lam], [KernelClassifierDRE(bandwidth=0.1)], seed=seed, progress=False)

@@ -48,15 +48,24 @@ def cache_dir():
     return Path(os.environ.get("GENDEL_CACHE_DIR") or Path.home() / ".cache" / "gendel")
 
 
+#: Top-level modules that cannot change a cached result: panels, progress bars, the chapter's grids.
+_NOT_NUMERICAL = ("_panel.py", "_progress.py", "_explorer_figures.py", "explorer.py", "grids.py")
+
+
 @functools.lru_cache(maxsize=1)
 def _code_fingerprint():
-    """A hash of every non-interactive top-level module (new ones too) and of the libraries' versions."""
+    """A hash of the top-level modules that can change a cached number, and of the libraries' versions.
+
+    Every top-level module counts (new ones too) except the interactive ones and those that only
+    choose what to compute (:data:`_NOT_NUMERICAL`). The sub-packages (``gan``, ``theory``,
+    ``plotting``, ``claims``) do not enter the §5.1 results cached here.
+    """
     import scipy
     import sklearn
 
     h = hashlib.sha256()
     for path in sorted(Path(__file__).parent.glob("*.py")):
-        if "widget" not in path.name and path.name not in ("_panel.py", "_progress.py"):
+        if "widget" not in path.name and path.name not in _NOT_NUMERICAL:
             h.update(path.name.encode() + path.read_bytes())
     h.update(f"numpy {np.__version__} scipy {scipy.__version__} sklearn {sklearn.__version__}".encode())
     return h.hexdigest()[:16]
@@ -206,6 +215,10 @@ def load_npz(path, expected):
             if shape is not None and a.shape != tuple(shape):
                 raise ValueError(f"array {name} has shape {a.shape}, expected {tuple(shape)}")
     except (FileNotFoundError, NotADirectoryError):  # no entry (yet), or a folder that cannot hold one
+        return None
+    except PermissionError as exc:  # readable by someone else, not a damaged entry: leave it
+        warnings.warn(f"cannot read the cache entry {path} ({exc}); computing the result instead. Set "
+                      "GENDEL_CACHE_DIR to a folder you can read and write", CacheWarning, stacklevel=2)
         return None
     except Exception as exc:  # a torn, truncated or foreign file: BadZipFile, EOFError, ValueError, ...
         warnings.warn(f"discarding the damaged cache entry {path} ({type(exc).__name__}: {exc}); computing it "

@@ -14,6 +14,7 @@ import warnings
 import numpy as np
 
 from ._validation import Estimator, NotFittedError, check_count, check_positive, check_rng, is_fitted, plain
+from .stats import _real
 
 
 #: The largest default number of proposals of one :meth:`ApproximateDeletion.sample` call.
@@ -132,6 +133,32 @@ class ApproximateDeletion(Estimator):
             raise NotFittedError(f"{name} is set by sample(): call sample(m, rng=...) first")
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
+    def check_proposals(self, m, *, what=None):
+        """Refuse ``m`` samples that would need more than :data:`MAX_DEFAULT_PROPOSALS` proposals.
+
+        :meth:`sample` calls it; callers that draw many samples later (the §5.1 protocol) call it
+        before their expensive work. ``what`` names the ``m`` in the message.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from gendel.dre import ExactKDERatio
+        >>> from gendel.models import KDE
+        >>> X = np.random.default_rng(0).normal(size=(100, 1))
+        >>> exact = ExactKDERatio(bandwidth=0.2).fit(X, np.arange(50))
+        >>> ApproximateDeletion(exact.pretrained_, exact).check_proposals(10**7)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        ValueError: m=10000000 samples with B=2 need about m * B = 2e+07 proposals ...
+        """
+        if self.max_proposals is None and m * self.bound_ > MAX_DEFAULT_PROPOSALS:
+            raise ValueError(
+                f"{what or f'm={m}'} samples with B={self.bound_:g} need about m * B = {m * self.bound_:.3g} "
+                f"proposals (the acceptance rate of a normalised ratio is 1/B), more than the default limit "
+                f"{MAX_DEFAULT_PROPOSALS:.0e}. Use a tighter bound B or fewer samples, or pass max_proposals=... "
+                "to try anyway"
+            )
+
     def sample(self, m, *, rng):
         """Draw ``m`` points from the approximated model by rejection sampling (Alg. 1).
 
@@ -147,12 +174,7 @@ class ApproximateDeletion(Estimator):
                 "create a new ApproximateDeletion for the refitted DRE"
             )
         log_bound = math.log(self.bound_)
-        if self.max_proposals is None and m * self.bound_ > MAX_DEFAULT_PROPOSALS:
-            raise ValueError(
-                f"m={m} samples with B={self.bound_:g} need about m * B = {m * self.bound_:.3g} proposals "
-                f"(the acceptance rate of a normalised ratio is 1/B), more than the default limit "
-                f"{MAX_DEFAULT_PROPOSALS:.0e}. Use a tighter bound B, or pass max_proposals=... to try anyway"
-            )
+        self.check_proposals(m)
         limit = self.max_proposals or int(min(max(100_000, 1000 * m * self.bound_), MAX_DEFAULT_PROPOSALS))
         accepted, proposed, exceeded, n_acc = [], 0, 0, 0
         rate = 1.0 / self.bound_  # the rate when rho_hat_E is normalised under p_hat
@@ -165,7 +187,7 @@ class ApproximateDeletion(Estimator):
                 )
             batch = int(min(limit - proposed, max(64, math.ceil(1.2 * (m - n_acc) / max(rate, 1e-3)))))
             Y = np.asarray(self.model.sample(batch, rng=rng))
-            log_r = np.asarray(self.dre.log_ratio(Y), dtype=float)
+            log_r = _real(self.dre.log_ratio(Y), "the DRE's log_ratio(Y)")
             if np.isnan(log_r).any():
                 raise ValueError("the DRE returned NaN log ratios; it cannot be used for rejection sampling")
             u = rng.random(batch)

@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._mmd import median_bandwidth, mmd2_batch, permutation_mmd2
-from ._validation import check_count, check_fitted, check_positive
+from ._validation import check_bandwidth, check_count, check_fitted
 from .calibration import (PowerResult, binomial_interval, check_alpha, check_null_size,  # noqa: F401 (re-exported)
                           critical_value, monte_carlo_p_values, normal_p_values, rejects, type_one_band)
 from .stats import asc, likelihood_ratio, psi
@@ -178,7 +178,7 @@ class DeletionTest:
             if not (callable(kernel) or kernel in MMD_KERNELS):
                 raise ValueError(f"kernel must be one of {MMD_KERNELS} or a callable kernel(A, B); got {kernel!r}")
             if bandwidth is not None:
-                bandwidth = check_positive(bandwidth, "bandwidth")
+                bandwidth = check_bandwidth(bandwidth, "bandwidth")
         self.model = model
         self.dre = dre
         self.statistic = statistic

@@ -15,7 +15,7 @@ import numpy as np
 from ._progress import progress_bar
 from .cache import CacheWarning, atomic_write, cache_path, estimator_config, load_npz, usable_cache_dir
 from .cache import cache_dir  # noqa: F401  (re-exported)
-from .deletion import MAX_DEFAULT_PROPOSALS, ApproximateDeletion
+from .deletion import ApproximateDeletion
 from .dre import DensityRatioEstimator
 from .protocol import KEYS, PAPER, QUESTION_TITLES, QUESTIONS, STATISTICS, Protocol, shared  # noqa: F401
 from .protocol import setup as _protocol_setup
@@ -28,7 +28,7 @@ class SyntheticStatistics:
     Attributes
     ----------
     settings : dict
-        dataset, lam, N, m, R, sigma_a, seed and the DRE's repr.
+        dataset, lam, N, m, R, sigma_a, seed (and variance when set) and the DRE's repr.
     values : dict
         ``values[stat][(sample, ratio)]`` is an array of R statistics, where ``stat`` is
         ``"LR"`` or a phi name (ASC), ``sample`` is ``"H0"``, ``"H1"`` or ``"D"`` and ``ratio``
@@ -76,9 +76,9 @@ class SyntheticStatistics:
 def _resolve(dataset, lam, dre, settings):
     """(protocol, dre) from either ``(dataset, lam, dre, **settings)`` or ``(protocol, dre)``."""
     if isinstance(dataset, Protocol):
-        if dre is not None:
+        if lam is not None and dre is not None:
             raise TypeError("with a Protocol, pass the DRE second: synthetic_statistics(protocol, dre)")
-        return Protocol.of(dataset, **settings), lam
+        return Protocol.of(dataset, **settings), (lam if dre is None else dre)
     return Protocol.of(dataset, lam, **settings), dre
 
 
@@ -88,7 +88,7 @@ def _check_dre(dre):
     return dre
 
 
-def synthetic_statistics(dataset, lam, dre=None, *, N=None, m=None, R=None, sigma_a=None, seed=None, variance=None):
+def synthetic_statistics(dataset, lam=None, dre=None, *, N=None, m=None, R=None, sigma_a=None, seed=None, variance=None):
     """Run the §5.1 protocol once and return the per-repeat LR/ASC statistics and KS values.
 
     Call it as ``synthetic_statistics(dataset, lam, dre, N=..., ...)`` or as
@@ -134,12 +134,7 @@ def _run(p, dre):
     X, deleted, exact = _protocol_setup(p)
     dre = copy.deepcopy(dre).fit(X, deleted)
     sampler = ApproximateDeletion(exact.pretrained_, dre)
-    if p.m * p.R * sampler.bound_ > MAX_DEFAULT_PROPOSALS:
-        raise ValueError(
-            f"m * R = {p.m} * {p.R} samples of Y_D with the ratio bound B = {sampler.bound_:.3g} need about "
-            f"{p.m * p.R * sampler.bound_:.2g} proposals, more than the sampler's limit {MAX_DEFAULT_PROPOSALS:.0e}; "
-            "use a smaller m or R"
-        )
+    sampler.check_proposals(p.m * p.R, what=f"m * R = {p.m} * {p.R} = {p.m * p.R}")
     X, deleted, exact, samples, log_exact, d_state = shared(p)
     rng_d = np.random.default_rng()
     rng_d.bit_generator.state = d_state
@@ -167,7 +162,7 @@ def _run(p, dre):
 # Cached sweeps
 
 
-def cached_synthetic_statistics(dataset, lam, dre=None, *, N=None, m=None, R=None, sigma_a=None, seed=None,
+def cached_synthetic_statistics(dataset, lam=None, dre=None, *, N=None, m=None, R=None, sigma_a=None, seed=None,
                                 variance=None, cache=True):
     """:func:`synthetic_statistics` with an on-disk cache keyed by the full configuration.
 

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import data as _data
-from ._validation import check_count, check_lambda, check_positive
+from ._validation import check_bandwidth, check_count, check_lambda, check_positive
 from .dre import ExactKDERatio
 from .stats import PHI_NAMES
 
@@ -108,7 +108,7 @@ class Protocol:
             N=check_count(self.N, "N", minimum=2),
             m=check_count(self.m, "m"),
             R=check_count(self.R, "R", minimum=2),
-            sigma_a=check_positive(self.sigma_a, "sigma_a"),
+            sigma_a=check_bandwidth(self.sigma_a, "sigma_a"),
             seed=check_count(self.seed, "seed", minimum=0),
             variance=_check_variance(dataset, self.variance),
         )

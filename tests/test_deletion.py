@@ -225,3 +225,18 @@ def test_a_refitted_dre_with_a_larger_bound_is_refused():
     dre.fit(X, np.arange(100))
     with pytest.raises(ValueError, match="was it refit"):
         sampler.sample(50, rng=rng)
+
+
+def test_complex_log_ratios_of_a_dre_are_refused_not_truncated():
+    # A duck-typed DRE whose log ratios come back complex: the sampler must not keep the real part.
+    class ComplexDRE:
+        ratio_bound_ = 2.0
+
+        def log_ratio(self, Y):
+            return np.zeros(len(Y)) + 0.1j
+
+    from gendel.models import KDE
+
+    model = KDE(bandwidth=0.2).fit(np.random.default_rng(0).normal(size=(50, 2)))
+    with pytest.raises(TypeError, match="real-valued"):
+        ApproximateDeletion(model, ComplexDRE()).sample(10, rng=0)

@@ -5,7 +5,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from gendel import experiments, protocol
+from gendel import deletion, experiments, protocol
 from gendel.dre import KernelClassifierDRE, KNNClassifierDRE
 from gendel.protocol import PAPER, Protocol
 
@@ -21,6 +21,7 @@ def test_settings_are_normalised_and_checked_once():
         (dict(N=1), "N"),
         (dict(R=1), "R"),
         (dict(sigma_a=-0.1), "sigma_a"),
+        (dict(sigma_a=1e-200), "sigma_a=1e-200"),
         (dict(seed=-1), "seed"),
         (dict(dataset="ckb8", variance=0.01), "MoG-8 component variance"),
     ]:
@@ -77,8 +78,8 @@ def test_the_in_memory_cache_is_keyed_by_protocol():
 def test_sampler_limit_is_checked_before_the_samples_are_drawn(monkeypatch):
     calls = []
     monkeypatch.setattr(experiments, "shared", lambda p: calls.append(p))
-    monkeypatch.setattr(experiments, "MAX_DEFAULT_PROPOSALS", 1000)
-    with pytest.raises(ValueError, match=r"m \* R = 200 \* 10 samples"):
+    monkeypatch.setattr(deletion, "MAX_DEFAULT_PROPOSALS", 1000)
+    with pytest.raises(ValueError, match=r"m \* R = 200 \* 10 = 2000 samples"):
         experiments.synthetic_statistics("mog8", 0.5, KernelClassifierDRE(bandwidth=0.1), N=60, m=200, R=10)
     assert calls == []  # refused before the expensive part
 

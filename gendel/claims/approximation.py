@@ -67,7 +67,7 @@ def q1_larger_sigma(kbc, *, sigma_c, sigma_a):
     wins = {d: sum(int(ks[lo] > ks[hi]) for ks in lr[d] for lo, hi in pairs) for d in kbc}
     n_pairs = {d: len(pairs) * lr[d].shape[0] for d in kbc}
     total = sum(n_pairs.values())
-    v = "not tested" if total == 0 else ("holds" if sum(wins.values()) > 0 else "does not hold")
+    v = verdict(min(sum(wins.values()), 1), min(total, 1))  # "sometimes": one win is enough
     numbers = "; ".join(f"{name(d)}: larger wins {wins[d]}/{n_pairs[d]} pairs" for d in kbc)
     return Claim("larger_sigma", "sometimes a larger σ_C is more accurate than a smaller one", "§5.1", numbers, v,
                  {"larger_wins": int(sum(wins.values())), "pairs": total})
@@ -170,7 +170,7 @@ def q1_ckb_exception(kbc, *, lambdas, sigma_c, sigma_a, lam=0.9):
     need(kbc, ("ckb8",), "KBC")
     i = index(lambdas, lam, "lambda")
     m = {s: v[i] for s, v in _stat_means({"ckb8": kbc["ckb8"]}, sigma_c, sigma_a)["ckb8"].items()}
-    v = "holds" if m["tlogt"] > max(m["LR"], m["log"]) else "does not hold"
+    v = verdict(int(m["tlogt"] > max(m["LR"], m["log"])), 1)
     return Claim("ckb_exception", f"CKB-8, λ = {lam:g}: LR and ASC log accurate, t log t less so", "App. D.2",
                  f"mean KS: LR {m['LR']:.3f}, log {m['log']:.3f}, t log t {m['tlogt']:.3f}", v)
 

@@ -25,14 +25,22 @@ from ._tables import ks_tables
 
 
 def _settings(sweeps, sigma_c=None, sigma_a=None, R=None, lambdas=None, knn_lambdas=None, knn_k=None):
-    """The grids and settings of the chapter's sweeps; None takes the sweep's or the paper's value."""
+    """The grids and settings of the chapter's sweeps; None takes the sweeps' own value (R and sigma_A
+    from the runs' protocol, the lambdas from the sweeps) or the chapter's grid (sigma_C, k)."""
     first = next(iter(sweeps.values()), None)
     if first is None:
         raise ValueError("sweeps is empty; pass {dataset: gendel.experiments.chapter_sweeps(dataset)}")
+    missing = {"kbc", "knn"} - set(first)
+    if missing:
+        raise ValueError(f"each data set needs a 'kbc' and a 'knn' sweep (as chapter_sweeps returns); "
+                         f"missing {sorted(missing)}")
+    # R and sigma_A of the runs themselves, when they carry their protocol
+    protocol = getattr(first["kbc"].results[0][0], "protocol", None) if first["kbc"].results else None
+    run = protocol or PAPER
     return dict(
         sigma_c=tuple(E.SIGMA_C if sigma_c is None else sigma_c),
-        sigma_a=float(PAPER.sigma_a if sigma_a is None else sigma_a),
-        R=int(PAPER.R if R is None else R),
+        sigma_a=float(run.sigma_a if sigma_a is None else sigma_a),
+        R=int(run.R if R is None else R),
         lambdas=tuple(first["kbc"].lams if lambdas is None else lambdas),
         knn_lambdas=tuple(first["knn"].lams if knn_lambdas is None else knn_lambdas),
         knn_k=tuple(E.KNN_K if knn_k is None else knn_k),

@@ -377,8 +377,12 @@ def run_job(job, results_dir=None, *, device=None, progress=True, data_root=None
               "grid_approx": _to_uint8(Y_approx[:32]), "pre_labels": proba["pre"].argmax(1).astype(np.int8),
               "pre_log_ratio": pre_log_ratio.astype(np.float32)}
     if writable:
-        atomic_write(path.with_suffix(".npz"), lambda f: np.savez_compressed(f, **arrays))
-        atomic_write(path, lambda f: f.write(json.dumps(result, indent=1).encode()))
+        try:
+            atomic_write(path.with_suffix(".npz"), lambda f: np.savez_compressed(f, **arrays))
+            atomic_write(path, lambda f: f.write(json.dumps(result, indent=1).encode()))
+        except OSError as exc:  # e.g. the disk filled up while training: keep the result
+            warnings.warn(f"could not store the result of {job.name} in {path.parent} ({exc}); returning it "
+                          "unstored", CacheWarning, stacklevel=2)
     return result
 
 

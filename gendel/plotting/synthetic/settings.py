@@ -9,10 +9,7 @@ from __future__ import annotations
 
 from functools import partial
 
-import numpy as np
-from scipy.special import kolmogi
-
-from ...claims import verdict
+from ...claims import ks_critical, verdict
 from ...data import LABELS
 from ...dre import DRE_CHOICES, make_dre
 from ...protocol import PAPER
@@ -23,7 +20,7 @@ from ..common import COLORS
 N, M, R, SIGMA_A, SEED = PAPER.N, PAPER.m, PAPER.R, PAPER.sigma_a, PAPER.seed
 #: Critical value of the two-sample KS test at level 5 % with R = 250 values on each side,
 #: sqrt(2 / R) * K^{-1}(0.95) (K the Kolmogorov distribution): the yardstick of the chapter.
-KS_CRITICAL_5 = float(kolmogi(0.05) * np.sqrt(2.0 / R))
+KS_CRITICAL_5 = ks_critical(R)
 
 #: The DREs of the ratio maps of Fig. 3 and its Appendix D extensions: label -> unfitted DRE
 #: factory, from the table :data:`gendel.dre.DRE_CHOICES`.
