@@ -39,15 +39,15 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 
 from . import experiments
 from ._validation import check_count
-from .data import LABELS
+from .data import DATASETS  # the data sets of the panel: key -> label
 from .deletion_test import STATISTIC_LABELS, STATISTICS, DeletionTest
 from ._panel import _LRU, Panel
 from .dre import DRE_CHOICES
 from .dre import make_dre as _make_dre
-from .plotting.deletion_test import critical_value, decision_figure, rejects
+from .calibration import critical_value, rejects
+from .plotting.deletion_test import decision_figure
+from .protocol import PAPER, Protocol
 
-#: The data sets of the panel: key -> label.
-DATASETS = dict(LABELS)
 #: The fitted DREs of the panel: key -> (family in :data:`gendel.dre.DRE_CHOICES`, hyper-parameter).
 _DRE_SPECS = {"kbc-0.075": ("kbc", 0.075), "kbc-0.1": ("kbc", 0.1), "knn-10": ("knn", 10)}
 #: The DREs of the panel: key -> label. "exact" is the exact ratio ρ̂ = p̂′/p̂ of the KDE learner.
@@ -61,8 +61,8 @@ LAMBDAS = (0.5, 0.6, 0.7, 0.8, 0.9)
 ALPHAS = (0.01, 0.05, 0.1)
 #: The panel's defaults.
 DEFAULTS = dict(dataset="mog8", dre="kbc-0.1", statistic="lr", m=100, lam=0.8, alpha=0.05)
-#: The §5.1 setting behind every configuration: N = 400 points, KDE bandwidth σ_A = 0.1.
-N, SIGMA_A = 400, 0.1
+#: The §5.1 setting behind every configuration: the paper's N = 400 points and KDE bandwidth σ_A = 0.1.
+N, SIGMA_A = PAPER.N, PAPER.sigma_a
 
 
 def make_dre(key):
@@ -228,11 +228,13 @@ class DeletionTestPanel(Panel):
     # ------------------------------------------------------------------ computation (cached)
 
     def _setup(self, key):
+        protocol = Protocol(key[0], key[1], N=N, sigma_a=SIGMA_A, seed=self.seed)  # the cache key
+
         def compute():
             self.n_setups_ += 1
-            return experiments.setup(key[0], key[1], N=N, sigma_a=SIGMA_A, seed=self.seed)
+            return experiments.setup(protocol)
 
-        return self._setups.get_or_compute(key, compute)
+        return self._setups.get_or_compute(protocol, compute)
 
     def _dre(self, key):
         dataset, lam, dre = key

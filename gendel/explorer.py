@@ -26,14 +26,14 @@ import numpy as np
 from . import experiments
 from ._panel import _LRU
 from ._validation import check_count, check_lambda, check_positive
-from .data import EXTENT, LABELS, check_dataset
+from .data import DATASETS, EXTENT, check_dataset
 from .dre import DRE_CHOICES
 from .dre import make_dre as _make_dre
-from .experiments import STATISTICS, grid
+from .grids import grid
+from .protocol import STATISTICS
 from .protocol import Protocol
 
 #: Choices of the panel's drop-downs and toggles: value -> label.
-DATASETS = LABELS
 DRES = {kind: choice.label for kind, choice in DRE_CHOICES.items()}
 MAP_MODES = {"difference": "ρ̂_E − ρ̂", "log": "log ρ̂_E − log ρ̂"}
 R_CHOICES = (25, 50, 100, 250)

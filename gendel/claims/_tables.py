@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import kendalltau
 
-from ..data import LABELS
+from ..data import DATASETS
 from ..dre import DRE_CHOICES
 from ..protocol import STAT_SHORT, STATISTICS  # noqa: F401  (re-exported to the claim modules)
 from ..stats import PHI_NAMES  # noqa: F401
@@ -19,7 +19,7 @@ FAMILY_LABELS = {key: DRE_CHOICES[key].short for key in ("kbc", "knn")}
 
 def name(dataset):
     """The label of a data set in a table ("MoG-8")."""
-    return LABELS.get(dataset, dataset)
+    return DATASETS.get(dataset, dataset)
 
 
 def table(ks, dataset, stat, shape, what):
