@@ -8,31 +8,17 @@ GAN half.
 
 from __future__ import annotations
 
-import dataclasses
 from collections import defaultdict
 
 import numpy as np
 
 from ..gan.report import costs, ks_table, label_summary
-from . import verdict
+from . import Claim, verdict
 
 
-@dataclasses.dataclass(frozen=True)
-class Claim:
-    """A claim of the paper with our evidence: ``verdict`` is "holds", "partly", "does not
-    hold" or "not tested" (the profile lacks what the claim needs).
-
-    Examples
-    --------
-    >>> c = Claim("§5.2", "deletion by Alg. 1 is fast", "100 s vs 20 s (5.0×)", "holds")
-    >>> c.verdict
-    'holds'
-    """
-
-    where: str
-    claim: str
-    evidence: str
-    verdict: str
+def _claim(key, where, text, numbers, v):
+    """A :class:`gendel.claims.Claim` of the GAN half (its arguments in the order of the tables)."""
+    return Claim(key, text, where, numbers, v)
 
 
 def _name(s):
@@ -47,14 +33,15 @@ def claim_fewer_deleted_labels(summaries):
     >>> r = {"job": {"dataset": "mnist", "setting": "even", "lam": 0.5, "seed": 0},
     ...      "labels": {"pre": [100] * 10, "re": [50, 100] * 5, "approx": [60, 100] * 5}}
     >>> c = claim_fewer_deleted_labels(label_summary([r]))
-    >>> c.verdict, c.evidence.split(": ", 1)[1]
+    >>> c.verdict, c.numbers.split(": ", 1)[1]
     ('holds', 'mnist even-0.5: 0.500 → 0.375 (re-trained 0.333)')
     """
     ok = [s for s in summaries if s.deleted_mass["approx"].mean() < s.deleted_mass["pre"].mean()]
     ev = "; ".join(f"{_name(s)}: {s.deleted_mass['pre'].mean():.3f} → {s.deleted_mass['approx'].mean():.3f} "
                    f"(re-trained {s.deleted_mass['re'].mean():.3f})" for s in summaries)
-    return Claim("Fig. 7(a)(b), App. E", "the approximated model generates fewer of the deleted labels",
-                 f"mass on the deleted labels, pre-trained → approximated: {ev}", verdict(len(ok), len(summaries)))
+    return _claim("fewer_deleted_labels",
+                  "Fig. 7(a)(b), App. E", "the approximated model generates fewer of the deleted labels",
+                  f"mass on the deleted labels, pre-trained → approximated: {ev}", verdict(len(ok), len(summaries)))
 
 
 def claim_close_to_retrained(summaries, threshold=0.5):
@@ -71,9 +58,10 @@ def claim_close_to_retrained(summaries, threshold=0.5):
     """
     ok = [s for s in summaries if s.gap_closed.mean() >= threshold]
     ev = "; ".join(f"{_name(s)}: {s.gap_closed.mean():.0%}" for s in summaries)
-    return Claim("Fig. 7 caption", "the approximated model's label distribution is close to the re-trained one",
-                 f"fraction of the TV gap closed (≥ {threshold:.0%} counts as close): {ev}",
-                 verdict(len(ok), len(summaries)))
+    return _claim("close_to_retrained",
+                  "Fig. 7 caption", "the approximated model's label distribution is close to the re-trained one",
+                  f"fraction of the TV gap closed (≥ {threshold:.0%} counts as close): {ev}",
+                  verdict(len(ok), len(summaries)))
 
 
 def claim_odd_variance_higher(summaries):
@@ -100,8 +88,8 @@ def claim_odd_variance_higher(summaries):
         cases += 1
         passed += o > e
         ev.append(f"{dataset} λ = {lam:g}: mean SE even {e:.4f}, odd {o:.4f}")
-    return Claim("App. E.2, E.3", "the variance over seeds is higher when deleting odd labels",
-                 "; ".join(ev) or "needs two seeds and both settings", verdict(passed, cases))
+    return _claim("odd_variance_higher", "App. E.2, E.3", "the variance over seeds is higher when deleting odd labels",
+                  "; ".join(ev) or "needs two seeds and both settings", verdict(passed, cases))
 
 
 def claim_separation(results, threshold=0.9):
@@ -118,8 +106,9 @@ def claim_separation(results, threshold=0.9):
     table = ks_table(results)
     ok = [k for k, v in table.items() if v["LR"] >= threshold]
     ev = "; ".join(f"{d} {s}-{lam:g}: {v['LR']:.2f}" for (d, s, lam), v in table.items())
-    return Claim("Fig. 7(c), App. E", "the LR distributions under H0 and H1 are separated",
-                 f"KS of LR(Y_H0) vs LR(Y_H1) (≥ {threshold} counts as separated): {ev}", verdict(len(ok), len(table)))
+    return _claim("separation", "Fig. 7(c), App. E", "the LR distributions under H0 and H1 are separated",
+                  f"KS of LR(Y_H0) vs LR(Y_H1) (≥ {threshold} counts as separated): {ev}",
+                  verdict(len(ok), len(table)))
 
 
 def claim_lr_better_than_asc(results):
@@ -136,8 +125,9 @@ def claim_lr_better_than_asc(results):
     ok = [k for k, v in table.items() if v["LR"] >= max(v["ASC log"], v["ASC tlogt"])]
     ev = "; ".join(f"{d} {s}-{lam:g}: LR {v['LR']:.2f}, ASC {v['ASC log']:.2f} / {v['ASC tlogt']:.2f}"
                    for (d, s, lam), v in table.items())
-    return Claim("App. E.2", "LR separates slightly better than ASC", f"KS (LR, ASC log / t log t): {ev}",
-                 verdict(len(ok), len(table)))
+    return _claim("lr_better_than_asc",
+                  "App. E.2", "LR separates slightly better than ASC", f"KS (LR, ASC log / t log t): {ev}",
+                  verdict(len(ok), len(table)))
 
 
 def claim_odd_separates_better(results):
@@ -156,8 +146,8 @@ def claim_odd_separates_better(results):
     ok = [c for c in cases if table[(c[0], "odd", c[1])]["LR"] > table[(c[0], "even", c[1])]["LR"]]
     ev = "; ".join(f"{d} λ = {lam:g}: even {table[(d, 'even', lam)]['LR']:.2f}, odd {table[(d, 'odd', lam)]['LR']:.2f}"
                    for d, lam in cases)
-    return Claim("App. E.2", "the separation for odd-λ is better than for even-λ",
-                 f"KS of LR: {ev or 'needs both settings'}", verdict(len(ok), len(cases)))
+    return _claim("odd_separates_better", "App. E.2", "the separation for odd-λ is better than for even-λ",
+                  f"KS of LR: {ev or 'needs both settings'}", verdict(len(ok), len(cases)))
 
 
 def claim_smaller_lambda_not_more_separation(results):
@@ -186,8 +176,8 @@ def claim_smaller_lambda_not_more_separation(results):
         increasing_in_separation_as_lambda_falls = all(a > b for a, b in zip(ks, ks[1:]))
         ok.append(not increasing_in_separation_as_lambda_falls)
         ev.append(f"{d} {s}: " + ", ".join(f"λ = {lam:g}: {k:.2f}" for lam, k in zip(lams, ks)))
-    return Claim("App. E.2", "a smaller λ does not lead to more separation",
-                 "; ".join(ev) or "needs several λ (the paper profile)", verdict(sum(ok), len(ok)))
+    return _claim("smaller_lambda_not_more_separation", "App. E.2", "a smaller λ does not lead to more separation",
+                  "; ".join(ev) or "needs several λ (the paper profile)", verdict(sum(ok), len(ok)))
 
 
 def claim_fashion_harder(results):
@@ -206,8 +196,8 @@ def claim_fashion_harder(results):
     ok = [p for p in pairs if table[("fashion-mnist", *p)]["LR"] < table[("mnist", *p)]["LR"]]
     ev = "; ".join(f"{s}-{lam:g}: MNIST {table[('mnist', s, lam)]['LR']:.2f}, "
                    f"Fashion-MNIST {table[('fashion-mnist', s, lam)]['LR']:.2f}" for s, lam in pairs)
-    return Claim("App. E.3", "the deletion test is harder on Fashion-MNIST than on MNIST",
-                 f"KS of LR: {ev or 'needs both data sets'}", verdict(len(ok), len(pairs)))
+    return _claim("fashion_harder", "App. E.3", "the deletion test is harder on Fashion-MNIST than on MNIST",
+                  f"KS of LR: {ev or 'needs both data sets'}", verdict(len(ok), len(pairs)))
 
 
 def claim_fast(results, factor=5.0):
@@ -219,15 +209,15 @@ def claim_fast(results, factor=5.0):
     ...      "profile": {"m_labels": 1000, "gan_epochs": 10, "vdm_epochs": 5}, "hardware": {"device": "CPU"},
     ...      "timings": {"retrain": 100.0, "vdm": 10.0, "overhead_per_accepted": 0.001}}
     >>> c = claim_fast([r])                             # 100 s against 10 s + 1000 × 1 ms
-    >>> c.verdict, c.evidence.split(": ", 1)[1]
+    >>> c.verdict, c.numbers.split(": ", 1)[1]
     ('holds', 'mnist even-0.7: 100 s vs 11.0 s (9.1×)')
     """
     cs = costs(results)
     ok = [c for c in cs if c.speedup >= factor]
     ev = "; ".join(f"{c.dataset} {c.setting}-{c.lam:g}: {c.retrain:.0f} s vs {c.fast_deletion:.1f} s "
                    f"({c.speedup:.1f}×)" for c in cs)
-    return Claim("§5.2", f"deletion by Alg. 1 is fast (here: ≥ {factor:g}× cheaper than re-training)",
-                 f"re-training vs VDM + sampling overhead: {ev}", verdict(len(ok), len(cs)))
+    return _claim("fast", "§5.2", f"deletion by Alg. 1 is fast (here: ≥ {factor:g}× cheaper than re-training)",
+                  f"re-training vs VDM + sampling overhead: {ev}", verdict(len(ok), len(cs)))
 
 
 def claims(results):
