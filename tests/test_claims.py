@@ -664,3 +664,11 @@ def test_q2_and_q3_give_the_verdicts_of_the_pages(small_sweeps, critical):
     crit = claims.ks_critical(8) if critical is None else critical
     _same(*_page_rule_q2(small_sweeps, _namespace(), crit), claims.q2(small_sweeps, **grid), "q2")
     _same(*_page_rule_q3(small_sweeps, _namespace(), crit), claims.q3(small_sweeps, **grid), "q3")
+
+
+def test_r_and_sigma_a_default_to_the_runs_own_protocol(small_sweeps):
+    # The sweeps ran with R = 8: the claims must use R = 8 (the 2/R tolerance, the KS critical
+    # value), not the paper's R = 250, when the caller does not say.
+    grid = dict(sigma_c=REAL["sigma_c"], knn_k=REAL["knn_k"])
+    for rule in (claims.q1, claims.q2, claims.q3):
+        assert rows(rule(small_sweeps, **grid)) == rows(rule(small_sweeps, R=8, sigma_a=0.1, **grid))
