@@ -16,6 +16,7 @@ import hashlib
 import json
 import os
 import tempfile
+import uuid
 import warnings
 from pathlib import Path
 
@@ -167,15 +168,15 @@ def atomic_write(path, write):
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    # A name no other writer uses, created with mode 0o666 so that the kernel applies the umask
+    # (reading the umask would need os.umask(0), which races with other threads creating files).
+    tmp = path.parent / f".{path.name}.{os.getpid()}.{uuid.uuid4().hex}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
         with os.fdopen(fd, "wb") as f:
             write(f)
             f.flush()
             os.fsync(f.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
