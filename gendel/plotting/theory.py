@@ -107,6 +107,11 @@ def axes(fig, *, x, y, log_x=False, log_y=False, row=None, col=None):
     return fig
 
 
+def _html(text):
+    """Escaped HTML of a table cell, with TeX-like sub/superscripts and set differences made readable."""
+    return plotly_text(html.escape(str(text), quote=False))
+
+
 class Table:
     """A small HTML table for verdicts (claim, our numbers, holds / does not hold).
 
@@ -147,11 +152,11 @@ class Table:
     def _repr_html_(self):
         cell = "padding:3px 10px;border-bottom:1px solid #ddd;"
         align = lambda i: "text-align:left;white-space:nowrap;" if i == 0 else "text-align:right;"
-        head = "".join(f'<th style="{cell}{align(i)}border-bottom:2px solid #888;">{html.escape(c)}</th>'
+        head = "".join(f'<th style="{cell}{align(i)}border-bottom:2px solid #888;">{_html(c)}</th>'
                        for i, c in enumerate(self.columns))
-        body = "".join("<tr>" + "".join(f'<td style="{cell}{align(i)}">{html.escape(self._cell(v))}</td>'
+        body = "".join("<tr>" + "".join(f'<td style="{cell}{align(i)}">{_html(self._cell(v))}</td>'
                                         for i, v in enumerate(r)) + "</tr>" for r in self.rows)
-        cap = (f'<caption style="caption-side:top;text-align:left;padding:4px 0;">{html.escape(self.caption)}</caption>'
+        cap = (f'<caption style="caption-side:top;text-align:left;padding:4px 0;">{_html(self.caption)}</caption>'
                if self.caption else "")
         return (f'<table class="gendel-verdict" style="border-collapse:collapse;font-size:0.9em;margin:0.5em 0;">'
                 f"{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
