@@ -145,6 +145,23 @@ def test_no_inert_widgets(book_html, page):
 
 
 @pytest.mark.parametrize("page", PAGES)
+def test_no_glue_in_view(book_html, page):
+    """A reader sees mathematics, the code that computes it and results, not the plumbing that
+    quotes numbers in the prose: no code cell in view (input not hidden) calls glue(...)."""
+    html = page_html(book_html, page)
+    shown = []
+    for cell in html.select("div.cell"):
+        classes = set(cell.get("class", []))
+        if classes & {"tag_hide-input", "tag_hide-cell", "tag_remove-input"}:
+            continue
+        code = cell.select_one(".cell_input")
+        if code is not None and "glue(" in code.get_text():
+            shown.append(code.get_text().strip().splitlines()[0][:80])
+    assert not shown, (f"{page}: {len(shown)} code cell(s) in view call glue(...); move the glue calls to a cell "
+                       "tagged remove-cell:\n  " + "\n  ".join(shown))
+
+
+@pytest.mark.parametrize("page", PAGES)
 def test_plotly_js_is_served_once_from_static(book_html, page):
     html = page_html(book_html, page)
     if not html.select(".plotly-graph-div"):

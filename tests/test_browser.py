@@ -83,6 +83,36 @@ FIGURES_JS = """() => Array.from(document.querySelectorAll('.plotly-graph-div'))
           column: gd.parentElement ? Math.round(gd.parentElement.clientWidth) : 0};
 })"""
 
+# The text a reader sees in each figure (titles, legend, axes, ticks, annotations, slider labels).
+TEXT_JS = """() => Array.from(document.querySelectorAll('.js-plotly-plot')).map(gd => ({
+  id: gd.id,
+  texts: Array.from(gd.querySelectorAll('svg text')).map(t => t.textContent),
+  ticks: Array.from(gd.querySelectorAll('g.xtick text, g.ytick text, g.x2tick text, g.y2tick text'))
+              .map(t => t.textContent),
+}))"""
+
+
+def raw_markup(texts, ticks):
+    """TeX a reader should not see in a figure: braced sub/superscripts, backslashes, SI-prefix
+    ticks such as "100µ" (read as a unit, not as 1e-4)."""
+    bad = [t for t in texts if "_{" in t or "^{" in t or "\\" in t]
+    bad += [t for t in ticks if t.rstrip().endswith(("µ", "μ"))]
+    return list(dict.fromkeys(bad))
+
+
+# Display equations wider than the box that shows them (cut off, or hidden behind a scroll bar).
+EQUATIONS_JS = """async () => {
+  if (window.MathJax && MathJax.startup && MathJax.startup.promise) await MathJax.startup.promise;
+  return Array.from(document.querySelectorAll('div.math')).filter(div => div.offsetParent !== null)
+    .map(div => {
+      const eq = div.querySelector('mjx-container') || div;
+      return {text: div.textContent.trim().slice(0, 60), width: Math.round(eq.scrollWidth),
+              box: Math.round(div.clientWidth)};
+    })
+    .filter(e => e.width > e.box + 1);
+}"""
+
+
 # A hash of what a figure shows: its traces, and its layout without the sliders' own state.
 SIGNATURE_JS = """id => {
   const gd = document.getElementById(id);
@@ -179,6 +209,9 @@ def test_page_in_chromium(browser, server, page_name):
         except Exception:
             pass  # reported below, figure by figure
         figures = page.evaluate(FIGURES_JS)
+        markup = {f["id"]: raw_markup(f["texts"], f["ticks"]) for f in page.evaluate(TEXT_JS)}
+        markup = {k: v for k, v in markup.items() if v}
+        wide_equations = page.evaluate(EQUATIONS_JS)
         not_rendered = [f for f in figures if not f["rendered"] or not f["traces"] or not f["points"]]
         too_wide = [f for f in figures if f["visible"] and f["rendered"] and f["width"] > f["column"] + 1]
         moved, unchanged = [], []
@@ -215,4 +248,10 @@ def test_page_in_chromium(browser, server, page_name):
             f"{f['title'] or f['id']!r} {f['width']} px in {f['column']} px" for f in too_wide))
     if unchanged:
         messages.append("moving the slider with the mouse did not change the figure: " + "; ".join(unchanged))
+    if wide_equations:
+        messages.append("display equations wider than their box at 1400 px (break them with aligned): " + "; ".join(
+            f"{e['text']!r} {e['width']} px in {e['box']} px" for e in wide_equations))
+    if markup:
+        messages.append("raw TeX or SI-prefix ticks in figure text (use gendel.plotting.common.plotly_text and "
+                        "exponentformat='e'): " + "; ".join(f"{k}: {v[:4]}" for k, v in markup.items()))
     assert not messages, f"{page_name}:\n" + "\n".join(messages)

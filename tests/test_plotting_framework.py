@@ -173,3 +173,23 @@ def test_book_renderer_refits_each_figure_once_the_page_is_laid_out():
     assert f"document.getElementById('{div_id}')" in html
     assert "Plotly.Plots.resize" in html and "addEventListener('load'" in html
     assert "plotly.js v" not in html[:5000]  # plotly.js itself is served once per page, not inlined
+
+
+def test_plotly_text_turns_tex_marks_into_what_plotly_shows():
+    from gendel.plotting.common import plotly_text
+
+    assert plotly_text("c_{N−N'} and x^{2}") == "c<sub>N−N'</sub> and x<sup>2</sup>"
+    assert plotly_text("X \\ X'") == "X ∖ X'"
+    assert plotly_text("ρ̂_E") == "ρ̂_E" and plotly_text(None) is None
+
+
+def test_raw_markup_check_of_the_browser_tests_can_fail():
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location("tb", Path(__file__).with_name("test_browser.py"))
+    tb = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tb)
+    assert tb.raw_markup(["4(c_N + c_{N−N'} − 2)", "ok", "X \\ X'"], ["100µ", "1e-4"]) == [
+        "4(c_N + c_{N−N'} − 2)", "X \\ X'", "100µ"]
+    assert tb.raw_markup(["c<sub>N</sub>"], ["1e-4"]) == []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 
 import plotly.io as pio
@@ -60,6 +61,33 @@ class _BookRenderer(MimetypeRenderer):
 
 
 pio.renderers[BOOK_RENDERER] = _BookRenderer()
+
+
+_BRACED = re.compile(r"([_^])\{([^{}]*)\}")
+
+
+def plotly_text(text):
+    """Text for a plotly title, legend entry or axis title with TeX-like marks made readable.
+
+    Plotly shows text, not TeX: ``c_{N−N'}`` would appear with its braces. Braced sub- and
+    superscripts become plotly's ``<sub>``/``<sup>`` tags, and a set difference written
+    ``X \\ X'`` becomes ``X ∖ X'``. ``None`` passes through.
+
+    Examples
+    --------
+    >>> plotly_text("4(c_N + c_{N−N'} − 2)")
+    "4(c_N + c<sub>N−N'</sub> − 2)"
+    >>> plotly_text("‖ρ̂_E p̂ − p̂'‖_{1,p̂} on X \\\\ X'")
+    "‖ρ̂_E p̂ − p̂'‖<sub>1,p̂</sub> on X ∖ X'"
+    """
+    if text is None:
+        return None
+    def tag(match):
+        kind = "sub" if match.group(1) == "_" else "sup"
+        return f"<{kind}>{match.group(2)}</{kind}>"
+
+    text = _BRACED.sub(tag, str(text))
+    return text.replace(" \\ ", " ∖ ")
 
 
 def configure_renderer():

@@ -14,6 +14,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from .. import claims as _claims
+from .common import plotly_text
 
 #: Okabe-Ito colours, safe for colour-blind readers.
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442")
@@ -44,6 +45,7 @@ def add_measured(fig, x, y, *, name, colour, band=None, row=None, col=None, show
         fig.add_trace(go.Scatter(x=np.concatenate([x, x[::-1]]), y=np.concatenate([hi, lo[::-1]]), fill="toself",
                                  mode="lines", fillcolor=_rgba(colour, 0.18), line=dict(width=0), hoverinfo="skip",
                                  showlegend=False, legendgroup=name), **kw)
+    name = plotly_text(name)
     fig.add_trace(go.Scatter(x=x, y=np.asarray(y, dtype=float), mode=mode, name=name, legendgroup=name,
                              showlegend=showlegend, line=dict(color=colour, width=2), marker=dict(size=6)), **kw)
     return fig
@@ -61,6 +63,7 @@ def add_bound(fig, x, y, *, name, colour, dash="dash", row=None, col=None, showl
     'dash'
     """
     kw = dict(row=row, col=col) if row is not None else {}
+    name = plotly_text(name)
     fig.add_trace(go.Scatter(x=np.asarray(x, dtype=float), y=np.asarray(y, dtype=float), mode="lines", name=name,
                              legendgroup=name, showlegend=showlegend, line=dict(color=colour, width=2, dash=dash)), **kw)
     return fig
@@ -76,8 +79,10 @@ def figure(title, *, rows=1, cols=1, subplot_titles=None, height=430, width=None
     >>> fig.layout.title.text, [a.text for a in fig.layout.annotations]
     ('Theorem 1', ["N' = 10", "N' = 100"])
     """
+    if subplot_titles is not None:
+        subplot_titles = [plotly_text(t) for t in subplot_titles]
     fig = make_subplots(rows=rows, cols=cols, subplot_titles=subplot_titles, **kwargs)
-    fig.update_layout(title=dict(text=title, x=0.01, xanchor="left", font=dict(size=15)), height=height,
+    fig.update_layout(title=dict(text=plotly_text(title), x=0.01, xanchor="left", font=dict(size=15)), height=height,
                       margin=dict(l=70, r=30, t=80 if subplot_titles else 60, b=60),
                       legend=dict(orientation="h", yanchor="top", y=-0.2, x=0.0, font=dict(size=12)))
     if width is not None:
@@ -96,9 +101,15 @@ def axes(fig, *, x, y, log_x=False, log_y=False, row=None, col=None):
     ('log', 'linear', 'N')
     """
     kw = dict(row=row, col=col) if row is not None else {}
-    fig.update_xaxes(title_text=x, type="log" if log_x else "linear", **kw)
-    fig.update_yaxes(title_text=y, type="log" if log_y else "linear", **kw)
+    # exponent ticks (1e-4), not SI prefixes (100µ) that read as units
+    fig.update_xaxes(title_text=plotly_text(x), type="log" if log_x else "linear", exponentformat="e", **kw)
+    fig.update_yaxes(title_text=plotly_text(y), type="log" if log_y else "linear", exponentformat="e", **kw)
     return fig
+
+
+def _html(text):
+    """Escaped HTML of a table cell, with TeX-like sub/superscripts and set differences made readable."""
+    return plotly_text(html.escape(str(text), quote=False))
 
 
 class Table:
@@ -141,11 +152,11 @@ class Table:
     def _repr_html_(self):
         cell = "padding:3px 10px;border-bottom:1px solid #ddd;"
         align = lambda i: "text-align:left;white-space:nowrap;" if i == 0 else "text-align:right;"
-        head = "".join(f'<th style="{cell}{align(i)}border-bottom:2px solid #888;">{html.escape(c)}</th>'
+        head = "".join(f'<th style="{cell}{align(i)}border-bottom:2px solid #888;">{_html(c)}</th>'
                        for i, c in enumerate(self.columns))
-        body = "".join("<tr>" + "".join(f'<td style="{cell}{align(i)}">{html.escape(self._cell(v))}</td>'
+        body = "".join("<tr>" + "".join(f'<td style="{cell}{align(i)}">{_html(self._cell(v))}</td>'
                                         for i, v in enumerate(r)) + "</tr>" for r in self.rows)
-        cap = (f'<caption style="caption-side:top;text-align:left;padding:4px 0;">{html.escape(self.caption)}</caption>'
+        cap = (f'<caption style="caption-side:top;text-align:left;padding:4px 0;">{_html(self.caption)}</caption>'
                if self.caption else "")
         return (f'<table class="gendel-verdict" style="border-collapse:collapse;font-size:0.9em;margin:0.5em 0;">'
                 f"{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")

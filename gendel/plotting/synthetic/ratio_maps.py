@@ -58,7 +58,7 @@ def setup_figure(dataset, lam=0.8, *, N=N, sigma_a=SIGMA_A, seed=SEED, variance=
     }
     ratio = np.exp(exact.log_ratio(pts)).reshape(shape)
     titles = ("(a) p<sub>*</sub>", f"(b) p<sub>*</sub>′ (λ = {lam:g})", "(c) p̂: KDE on X",
-              "(d) p̂′: KDE on X \\ X′", "(e) ρ̂ = p̂′ / p̂", "(f) X′ (red), X \\ X′ (blue)")
+              "(d) p̂′: KDE on X ∖ X′", "(e) ρ̂ = p̂′ / p̂", "(f) X′ (red), X ∖ X′ (blue)")
     fig = make_subplots(rows=2, cols=3, subplot_titles=titles, horizontal_spacing=0.09, vertical_spacing=0.14)
     zmax = float(max(v.max() for v in dens.values()))
     for (r, c), (name, z) in zip([(1, 1), (1, 2), (1, 3), (2, 1)], dens.items()):
@@ -71,7 +71,7 @@ def setup_figure(dataset, lam=0.8, *, N=N, sigma_a=SIGMA_A, seed=SEED, variance=
                                            len=0.43, thickness=12),
                              hovertemplate="x₁=%{x:.2f}<br>x₂=%{y:.2f}<br>ρ̂=%{z:.3f}<extra></extra>"),
                   row=2, col=2)
-    for mask, key, name in [(~deleted, "kept", "X \\ X′ (kept)"), (deleted, "deleted", "X′ (deleted)")]:
+    for mask, key, name in [(~deleted, "kept", "X ∖ X′ (kept)"), (deleted, "deleted", "X′ (deleted)")]:
         fig.add_trace(go.Scatter(x=X[mask, 0], y=X[mask, 1], mode="markers", name=f"{name}: {int(mask.sum())}",
                                  marker=dict(color=COLORS[key], size=4), legendgroup=key), row=2, col=3)
     fig.update_layout(
