@@ -44,8 +44,9 @@ def q2_wide(kbc, knn, *, lambdas, knn_lambdas, sigma_c, sigma_a, critical, withi
     wide = sum(int(row[near].all()) for d in kbc for row in lr[d] < critical)
     beyond = sum(int((lr[d][:, off] < critical).any()) for d in kbc)
     v = "holds" if wide == len(kbc) * nl else ("partly" if beyond or wide else "does not hold")
-    numbers = "; ".join(f"{name(d)}: KBC passing per λ {list(map(int, kbc_pass[d]))} of {len(sig)}, "
-                        f"kNN passing per λ {list(map(int, knn_pass[d]))} of {kn[d].shape[1]}" for d in kbc)
+    numbers = f"every KBC within ±{100 * within:g} % of σ_A passes at {wide} of {len(kbc) * nl} (data set, λ); " + "; ".join(
+        f"{name(d)}: KBC passing per λ {list(map(int, kbc_pass[d]))} of {len(sig)}, "
+        f"kNN passing per λ {list(map(int, knn_pass[d]))} of {kn[d].shape[1]}" for d in kbc)
     # sigma_C = sigma_A: Y_D then follows p_hat' exactly, so only the test's false alarms reject
     exact_fail = [(name(d), lam) for d in kbc for lam, ks in zip(lambdas, lr[d][:, ia]) if ks >= critical]
     step = [j for j in (ia - 1, ia + 1) if 0 <= j < len(sig)]  # the nearest bandwidths of the grid

@@ -26,10 +26,20 @@ COLORS = {
 STAT_LABELS = {"LR": "LR", "log": "ASC, φ(t) = log t", "tlogt": "ASC, φ(t) = t log t (KL)",
                "hellinger": "ASC, φ(t) = (√t − 1)² (Hellinger)"}
 STAT_SHORT = _STAT_SHORT
-STAT_COLORS = {"LR": "#3B3B3B", "log": "#7B4F9D", "tlogt": "#B07CC6", "hellinger": "#DCC2E8"}
+STAT_COLORS = {"LR": "#3B3B3B", "log": "#7B4F9D", "tlogt": "#CC79A7", "hellinger": "#B2182B"}
 
-#: A colour per lambda value of the experiments, light to dark.
-LAMBDA_COLORS = {0.5: "#440154", 0.6: "#3B528B", 0.7: "#21908C", 0.8: "#5DC863", 0.9: "#C7B200"}
+#: Colours for every curve that is none of the three models: greys, purples, dark red and dark
+#: blue, far from the paper's orange, green and light blue (and from their near shades: gold,
+#: yellow, teal, sky blue), so that those three keep one meaning on every page.
+NEUTRALS = ("#3B3B3B", "#7B4F9D", "#B2182B", "#1F4E9C", "#8C8C8C", "#CC79A7", "#5E3C99", "#6B4423")
+
+#: The colours the paper's code reserves for the three models, and their near shades; no other
+#: curve may use them (checked by ``tests/test_palette.py``).
+RESERVED = {COLORS["D"], COLORS["H0"], COLORS["H1"], "#F0E442", "#C7B200", "#5DC863", "#21908C", "#2CA02C",
+            "#FFD700", "#E6AB02"}
+
+#: A colour per lambda value of the experiments, light to dark (purples: no model colour among them).
+LAMBDA_COLORS = {0.5: "#B8A8D6", 0.6: "#9A84C4", 0.7: "#7B5FAF", 0.8: "#5B3C96", 0.9: "#3A1F6E"}
 
 #: Plotly config of every figure: no logo, static image export in the mode bar.
 CONFIG = {"displaylogo": False, "responsive": True}

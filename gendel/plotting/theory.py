@@ -14,10 +14,10 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from .. import claims as _claims
-from .common import plotly_text
+from .common import NEUTRALS, plotly_text
 
 #: Okabe-Ito colours, safe for colour-blind readers.
-PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442")
+PALETTE = NEUTRALS
 
 
 def _rgba(hex_colour, alpha):

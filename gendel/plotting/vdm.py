@@ -20,8 +20,10 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from .common import NEUTRALS
+
 #: A colour per curve or bar group, in the order the estimators are given.
-PALETTE = ("#1F4E9C", "#D62728", "#2CA02C", "#7B4F9D", "#E69F00")
+PALETTE = NEUTRALS
 
 
 def _vector(values, name, length=None):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...deletion_test import STATISTIC_LABELS
-from ..common import COLORS
+from ..common import COLORS, NEUTRALS
 
 #: One colour per statistic of :data:`gendel.deletion_test.STATISTICS` (lines of power and ROC
 #: figures). LR and ASC (log t) keep the colours of the §5.1 chapter (``STAT_COLORS``).
@@ -18,8 +18,8 @@ STATISTIC_COLORS = {
     "lr": "#3B3B3B",
     "asc-log": "#7B4F9D",
     "asc-tlogt": "#CC79A7",
-    "asc-hellinger": "#D55E00",
-    "mmd": "#0072B2",
+    "asc-hellinger": "#B2182B",
+    "mmd": "#1F4E9C",
 }
 
 #: The x-axis title of each statistic: its symbol and what it averages (no TeX).
@@ -36,7 +36,7 @@ STATISTIC_AXIS = {
 NULL_COLOR, ALTERNATIVE_COLOR = COLORS["H0"], COLORS["H1"]
 _REGION_FILL = "rgba(214, 39, 40, 0.10)"
 _CRITICAL_COLOR = "#B2182B"
-_PALETTE = ("#3B3B3B", "#0072B2", "#D55E00", "#CC79A7", "#009E73", "#E69F00", "#56B4E9", "#7B4F9D")
+_PALETTE = NEUTRALS
 
 
 def _title(main, detail=None):

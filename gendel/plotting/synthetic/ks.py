@@ -17,7 +17,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from ...experiments import QUESTIONS, STATISTICS
-from ..common import LAMBDA_COLORS, STAT_LABELS, STAT_SHORT
+from ..common import LAMBDA_COLORS, NEUTRALS, STAT_LABELS, STAT_SHORT
 from ._common import (_check_question, _family, _finite, _k_ticks, _label_values, _legend_name, _question_sides,
                       _title, _top_legend, _violin, _x_title)
 from .settings import DATASET_LABELS, FAMILY_LABELS, sample_color
@@ -223,7 +223,7 @@ def variation_figure(variations, question, stat="LR"):
     if not variations:
         raise ValueError("variations is empty: pass a dict label -> Sweep, e.g. variation_sweeps()")
     fig = go.Figure()
-    palette = ["#222222", "#0072B2", "#D55E00", "#CC79A7", "#009E73", "#E69F00"]
+    palette = NEUTRALS
     for i, (label, sw) in enumerate(variations.items()):
         if len(sw.lams) != 1 or _family(sw) != "kbc":
             raise ValueError(f"variation {label!r} must be a KBC sweep at a single lambda")
