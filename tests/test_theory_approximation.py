@@ -2,7 +2,9 @@
 
 The consistency constants are *realised* per draw (the sup log error and the L1 error of each
 fitted KDE), so each assertion is the deterministic core of a theorem: if the constants are
-these, the bound must hold in this draw. Quadrature on 4096 nodes is accurate to ~1e-6 relative
+these, the bound must hold in this draw. The held-out checks of Thms. 7 and 8(1) instead take
+their constants from calibration draws and test on independent draws, with power against wrong
+statements. Quadrature on 4096 nodes is accurate to ~1e-6 relative
 (test_theory_quadrature), far below every margin asserted here.
 """
 
@@ -10,7 +12,7 @@ import numpy as np
 import pytest
 
 from gendel.theory.circle import CircleModel
-from gendel.theory.consistency import consistency_run, consistency_sweep
+from gendel.theory.consistency import consistency_run, consistency_sweep, lr_rc_checks, lr_sup_checks
 
 
 @pytest.fixture(scope="module")
@@ -62,6 +64,43 @@ def test_theorems_7_and_8_1_hold_in_every_draw(run):
     assert np.all(run.sup_dlog <= 2 * (log_c + log_ck))
     # LR averages over Y at arbitrary points; the grid maximum may miss the true sup by O(grid^-2)
     assert np.all(run.lr_difference <= run.sup_dlog * (1 + 1e-3))
+
+
+@pytest.fixture(scope="module")
+def held_out():
+    """Calibration draws (seed 1) for the constants, two independent sets of test draws (seeds 2, 3)."""
+    Ns = [400, 12800]
+    cal = consistency_sweep(CircleModel(), Ns, R=40, grid_size=256, seed=1)
+    tests = [consistency_sweep(CircleModel(), Ns, R=40, grid_size=256, m=50, seed=s) for s in (2, 3)]
+    return cal, tests
+
+
+@pytest.mark.parametrize("checks", [lr_rc_checks, lr_sup_checks])
+def test_theorems_7_and_8_1_on_held_out_draws(held_out, checks):
+    cal, (test, _) = held_out
+    result = {c.statement: c for c in checks(cal, test, 0.05)}
+    printed, *wrong = result.values()
+    assert printed.verdict == "holds" and printed.slack > 2        # (a) the statement as printed passes
+    assert result[wrong[-2].statement].statement.endswith("100")
+    assert wrong[-2].verdict == "rejected"                          # (b) the bound / 100 is rejected
+    assert wrong[-1].verdict == "rejected"                          # (b) and so is rho_hat_E inverted
+    assert all(len(c.row()) == 4 for c in result.values())
+
+
+@pytest.mark.parametrize("checks", [lr_rc_checks, lr_sup_checks])
+def test_held_out_constants_do_not_depend_on_the_test_draws(held_out, checks):
+    """(c) Another test seed changes the tested quantity, never the constant."""
+    cal, (test_a, test_b) = held_out
+    a, b = checks(cal, test_a, 0.05)[0], checks(cal, test_b, 0.05)[0]
+    assert np.array_equal(a.bound, b.bound)
+    assert not np.array_equal(a.measured, b.measured)
+    other_cal = consistency_sweep(CircleModel(), [400, 12800], R=40, grid_size=256, seed=4)
+    assert not np.array_equal(checks(other_cal, test_a, 0.05)[0].bound, a.bound)
+    assert np.array_equal(checks(other_cal, test_a, 0.05)[0].measured, a.measured)
+    with pytest.raises(ValueError, match="different seeds"):
+        checks(test_a, test_a, 0.05)
+    with pytest.raises(ValueError, match="same training-set sizes"):
+        checks(cal[:1], test_a, 0.05)
 
 
 def test_consistency_constants_shrink_with_n():

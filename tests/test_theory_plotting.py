@@ -22,3 +22,12 @@ def test_table_renders_verdicts():
     assert "holds" in html and "does not hold" in html and "0.12" in html
     assert "claim" in repr(t)
     assert tp.verdict(False) == "does not hold"
+
+
+def test_curves_avoid_the_model_colours_and_a_reference_line_can_sit_under_markers():
+    from gendel.plotting.common import RESERVED
+
+    assert not {c.upper() for c in tp.PALETTE} & {c.upper() for c in RESERVED}
+    fig = tp.add_bound(tp.figure("t"), [1, 2], [3, 3], name="cap", colour=tp.PALETTE[4], dash="solid", width=9,
+                       opacity=0.35)
+    assert fig.data[0].line.width == 9 and fig.data[0].opacity == 0.35

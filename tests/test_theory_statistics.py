@@ -76,6 +76,30 @@ def test_markov_bounds_of_theorems_8_and_9(mog):
                 assert np.mean(change > 2 * eps / delta) <= binomial_upper(delta, R)
 
 
+def test_markov_power_checks(mog):
+    """The Markov bound as printed holds on held-out test sets; the bound / 100 is rejected."""
+    X, deleted, exact = mog
+    dre = KernelClassifierDRE(bandwidth=0.15).fit(X, deleted)
+    eps = max(e.value for e in mo.l1_errors(exact, dre, 20_000, rng=np.random.default_rng(6)).values())
+    S = mo.sample_sets(exact, 100, 200, rng=np.random.default_rng(7))
+    change = {h: np.abs(likelihood_ratio(mo.log_ratios_on(exact, S[h])) - likelihood_ratio(mo.log_ratios_on(dre, S[h])))
+              for h in ("H0", "H1")}
+    printed, tenth, hundredth = mo.markov_checks(change, eps, [0.05, 0.2])
+    assert printed.verdict == "holds" and hundredth.verdict == "rejected"
+    assert printed.slack >= tenth.slack * 9.99
+    # a wrong bound is rejected however it is produced: here epsilon is 1000 times too small
+    assert mo.markov_checks(change, eps / 1000, [0.05], wrong=())[0].verdict == "rejected"
+
+
+def test_bound_check_rejects_malformed_input():
+    with pytest.raises(ValueError, match="one bound"):
+        mo.BoundCheck("s", "c", [1, 2], [1.0], np.zeros((2, 5)), 0.1)
+    with pytest.raises(ValueError, match="p must"):
+        mo.BoundCheck("s", "c", [1], [1.0], np.zeros((1, 5)), 1.5)
+    with pytest.raises(ValueError, match="levels"):
+        mo.markov_checks({"H0": np.ones(3)}, 0.1, [0.0])
+
+
 def test_l1_error_of_the_exact_ratio_is_zero(mog):
     X, deleted, exact = mog
     same = ExactKDERatio(bandwidth=0.1).fit(X, deleted)

@@ -16,7 +16,7 @@ from plotly.subplots import make_subplots
 from .. import claims as _claims
 from .common import NEUTRALS, plotly_text
 
-#: Okabe-Ito colours, safe for colour-blind readers.
+#: Colours for curves that are not one of the three models (greys, purples, dark reds).
 PALETTE = NEUTRALS
 
 
@@ -51,8 +51,11 @@ def add_measured(fig, x, y, *, name, colour, band=None, row=None, col=None, show
     return fig
 
 
-def add_bound(fig, x, y, *, name, colour, dash="dash", row=None, col=None, showlegend=True):
+def add_bound(fig, x, y, *, name, colour, dash="dash", row=None, col=None, showlegend=True, width=2, opacity=1.0):
     """A bound (the right side of an inequality): dashed line.
+
+    A wide, translucent solid line (``width=8, opacity=0.35, dash="solid"``) shows a reference
+    level that other curves may lie on without hiding it.
 
     Examples
     --------
@@ -61,11 +64,14 @@ def add_bound(fig, x, y, *, name, colour, dash="dash", row=None, col=None, showl
     >>> fig = add_bound(go.Figure(), [10, 100, 1000], [1.0, 0.32, 0.1], name="bound", colour=PALETTE[1])
     >>> fig.data[0].line.dash
     'dash'
+    >>> add_bound(fig, [1, 2], [3, 3], name="cap", colour=PALETTE[4], dash="solid", width=8, opacity=0.35).data[1].opacity
+    0.35
     """
     kw = dict(row=row, col=col) if row is not None else {}
     name = plotly_text(name)
     fig.add_trace(go.Scatter(x=np.asarray(x, dtype=float), y=np.asarray(y, dtype=float), mode="lines", name=name,
-                             legendgroup=name, showlegend=showlegend, line=dict(color=colour, width=2, dash=dash)), **kw)
+                             legendgroup=name, showlegend=showlegend, opacity=opacity,
+                             line=dict(color=colour, width=width, dash=dash)), **kw)
     return fig
 
 

@@ -34,6 +34,7 @@ from .._validation import check_count
 from .circle import (CircleModel, density_at, density_on_grid, fourier_sums, kde_coefficients, n_terms,
                      silverman_bandwidth)
 from ._repeats import _check_delta, _quantile, _rng
+from .moments import BoundCheck
 from .quadrature import PeriodicGrid
 from .ratio_stability import RatioStabilityRun, RatioSupremumRun, ratio_stability_run, ratio_supremum_run  # noqa: F401
 
@@ -65,6 +66,8 @@ class ConsistencyRun:
     sup_p : ||p_hat||_inf.
     sup_p2_over_p0 : ||p_hat^2 / p_{A_0}(X)||_inf.
     sup_dlog : ||log rho_hat - log rho_hat_E||_inf (Thm. 8(1)'s epsilon).
+    sup_dlog_inverted : ||log rho_hat + log rho_hat_E||_inf, the same with rho_hat_E inverted.
+    seed : the seed of the draws (runs with different seeds are independent).
     lr_exact, lr_dre : LR(Y, rho_hat) and LR(Y, rho_hat_E) for Y ~ p_hat with m points (when m given).
 
     Examples
@@ -98,6 +101,8 @@ class ConsistencyRun:
     sup_p: np.ndarray
     sup_p2_over_p0: np.ndarray
     sup_dlog: np.ndarray
+    sup_dlog_inverted: np.ndarray = field(default=None, repr=False)
+    seed: int = None
     m: int = 0
     lr_exact: np.ndarray = field(default=None, repr=False)
     lr_dre: np.ndarray = field(default=None, repr=False)
@@ -246,6 +251,7 @@ def consistency_run(model, N, *, R=200, scale_a=0.25, scale_0=0.4, grid_size=409
         sup_p=p.max(axis=1),
         sup_p2_over_p0=(p**2 / q).max(axis=1),
         sup_dlog=np.max(np.abs(np.log(rho_hat) - np.log(rho_e)), axis=1),
+        sup_dlog_inverted=np.max(np.abs(np.log(rho_hat) + np.log(rho_e)), axis=1), seed=seed,
     )
     if m is not None:
         m = check_count(m, "m")
@@ -275,12 +281,95 @@ def consistency_sweep(model, Ns, **kwargs):
     return [consistency_run(model, N, **kwargs) for N in Ns]
 
 
+def _paired(calibration, test):
+    calibration, test = list(calibration), list(test)
+    if [r.N for r in calibration] != [r.N for r in test]:
+        raise ValueError("calibration and test runs need the same training-set sizes N, in the same order")
+    if any(c.seed == t.seed for c, t in zip(calibration, test)):
+        raise ValueError("calibration and test runs must be independent: draw them with different seeds")
+    if any(t.lr_exact is None for t in test):
+        raise ValueError("the test runs have no LR statistics: pass m=... to consistency_sweep")
+    return calibration, test, [t.N for t in test]
+
+
+def lr_rc_checks(calibration, test, delta, *, wrong=(2.0, 10.0, 100.0)):
+    """Thm. 7 with its constants from calibration draws, checked on independent test draws.
+
+    The theorem bounds |LR(Y, rho_hat) - LR(Y, rho_hat_E)| for every sample Y, so the tested
+    quantity is its supremum over Y, ||log rho_hat - log rho_hat_E||_inf, on each test draw; the
+    bound 2 (log c_N + log c_{N-N'}) uses the (1 - delta)-quantiles of the calibration draws only.
+    The theorem allows a share 4 delta of draws above it. The same check is run against the bound
+    divided by each of ``wrong`` and against rho_hat_E with numerator and denominator swapped.
+
+    Returns
+    -------
+    list of BoundCheck
+        The statement as printed first.
+
+    Examples
+    --------
+    >>> from gendel.theory.circle import CircleModel
+    >>> from gendel.theory.consistency import consistency_sweep, lr_rc_checks
+    >>> cal = consistency_sweep(CircleModel(), [400, 12800], R=40, grid_size=256, seed=1)
+    >>> test = consistency_sweep(CircleModel(), [400, 12800], R=40, grid_size=256, m=50, seed=2)
+    >>> [(c.statement, c.verdict) for c in lr_rc_checks(cal, test, 0.05)]   # doctest: +NORMALIZE_WHITESPACE
+    [('Thm. 7 as printed', 'holds'), ('bound divided by 2', 'holds'), ('bound divided by 10', 'holds'),
+     ('bound divided by 100', 'rejected'), ('ρ̂_E inverted', 'rejected')]
+    """
+    calibration, test, Ns = _paired(calibration, test)
+    bound = np.array([c.thm7_bound(delta) for c in calibration])
+    sup = np.array([t.sup_dlog for t in test])
+    what = "sup over Y of |ΔLR| = ‖log ρ̂ − log ρ̂_E‖∞ (test draws) against 2(log c_N + log c_{N−N'}) (calibration draws)"
+    out = [BoundCheck("Thm. 7 as printed", what, Ns, bound, sup, 4 * delta)]
+    out += [BoundCheck(f"bound divided by {w:g}", f"the same, bound / {w:g}",
+                       Ns, bound / w, sup, 4 * delta) for w in wrong]
+    out.append(BoundCheck("ρ̂_E inverted", "‖log ρ̂ − log(1/ρ̂_E)‖∞ = ‖log ρ̂ + log ρ̂_E‖∞ against the same bound",
+                          Ns, bound, np.array([t.sup_dlog_inverted for t in test]), 4 * delta))
+    return out
+
+
+def lr_sup_checks(calibration, test, delta, *, wrong=(2.0, 10.0, 100.0)):
+    """Thm. 8(1) with epsilon from calibration draws, checked on the LR statistics of independent test draws.
+
+    epsilon is the (1 - delta)-quantile of ||log rho_hat - log rho_hat_E||_inf over the calibration
+    draws, so the theorem's premise holds in a share 1 - delta of test draws and its conclusion
+    |LR(Y, rho_hat) - LR(Y, rho_hat_E)| <= epsilon may fail in at most a share delta. The same
+    check runs against epsilon divided by each of ``wrong`` and against rho_hat_E inverted.
+
+    Returns
+    -------
+    list of BoundCheck
+        The statement as printed first.
+
+    Examples
+    --------
+    >>> from gendel.theory.circle import CircleModel
+    >>> from gendel.theory.consistency import consistency_sweep, lr_sup_checks
+    >>> cal = consistency_sweep(CircleModel(), [400, 12800], R=40, grid_size=256, seed=1)
+    >>> test = consistency_sweep(CircleModel(), [400, 12800], R=40, grid_size=256, m=50, seed=2)
+    >>> [c.verdict for c in lr_sup_checks(cal, test, 0.05)]
+    ['holds', 'holds', 'holds', 'rejected', 'rejected']
+    """
+    calibration, test, Ns = _paired(calibration, test)
+    delta = _check_delta(delta)
+    eps = np.array([_quantile(c.sup_dlog, 1 - delta) for c in calibration])
+    diff = np.array([t.lr_difference for t in test])
+    what = "|ΔLR| on the test sample Y against ε, the (1 − δ)-quantile of ‖log ρ̂ − log ρ̂_E‖∞ (calibration)"
+    out = [BoundCheck("Thm. 8(1) as printed", what, Ns, eps, diff, delta)]
+    out += [BoundCheck(f"ε divided by {w:g}", f"the same, ε / {w:g}", Ns, eps / w, diff, delta) for w in wrong]
+    out.append(BoundCheck("ρ̂_E inverted", "|LR(Y, ρ̂) − LR(Y, 1/ρ̂_E)| against ε", Ns, eps,
+                          np.array([np.abs(t.lr_exact + t.lr_dre) for t in test]), delta))
+    return out
+
+
 __all__ = [
     "ConsistencyRun",
     "RatioStabilityRun",
     "RatioSupremumRun",
     "consistency_run",
     "consistency_sweep",
+    "lr_rc_checks",
+    "lr_sup_checks",
     "ratio_stability_run",
     "ratio_supremum_run",
 ]
