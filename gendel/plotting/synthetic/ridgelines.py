@@ -8,6 +8,8 @@
 
 from __future__ import annotations
 
+import base64
+
 import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
@@ -15,9 +17,9 @@ from plotly.subplots import make_subplots
 from ...experiments import QUESTIONS
 from ..common import LAMBDA_COLORS, STAT_SHORT
 from ._common import (_check_question, _family, _finite, _k_ticks, _label_values, _legend_name, _question_sides,
-                      _title, _top_legend, _violin, _x_title)
+                      _title, _top_legend, _x_title)
 from .settings import DATASET_LABELS, FAMILY_LABELS, sample_color
-from .sliders import slider, step_index, typed_array
+from .sliders import slider, step_index
 
 
 def ridgeline_figure(sweeps, question, stats=("LR", "tlogt"), *, lams=None, initial_lam=0.8, title=None):
@@ -25,9 +27,12 @@ def ridgeline_figure(sweeps, question, stats=("LR", "tlogt"), *, lams=None, init
 
     Panels are ordered as in Figs. 5 and 6: for each statistic, one panel per DRE family
     (kNN rows k, KBC rows sigma_C), two panels per row of the figure. Each row of a panel overlays
-    the two distributions that ``question`` compares, in the paper's colours, and writes their KS
-    statistic right of the panel. A panel whose values are all positive and whose rows differ
-    widely in spread gets a log x axis (see :func:`_log_axis`). Repeats whose
+    the densities (Gaussian KDE, Silverman bandwidth) of the two distributions that ``question``
+    compares, as outlines in the paper's colours over light fills, on one scale per row, and
+    writes their KS statistic right of the panel. Each density falls to zero at both ends. The x
+    axis spans the 0.5 %-99.5 % quantiles of every curve of the panel with a margin; when samples
+    lie beyond it, the axis title says which share. A panel whose values are all positive and
+    whose rows differ widely in spread gets a log x axis (see :func:`_log_axis`). Repeats whose
     statistic is -inf (a zero ratio, possible for kNN DREs) are counted on the row, not drawn.
 
     Parameters
@@ -79,48 +84,63 @@ def ridgeline_figure(sweeps, question, stats=("LR", "tlogt"), *, lams=None, init
     panels = [(stat, f) for stat in stats for f in families]
     # Two panels per row (one row per statistic when both families are shown): four panels side
     # by side leave each about 150 px in the book's column, too little for titles, tick labels
-    # and the KS column.
+    # and the KS column. The gap between rows of panels leaves room for the x-axis title and its
+    # second line (the share of samples beyond the axis) above the next row's panel titles.
     cols = min(len(panels), 2)
     rows = -(-len(panels) // cols)
-    top, bottom, panel_h, gap = 135, 140, 290, 85  # pixels
+    top, bottom, panel_h, gap = 135, 160, 290, 125  # pixels
     height = top + bottom + rows * panel_h + (rows - 1) * gap
     plot_h = height - top - bottom
-    fig = make_subplots(rows=rows, cols=cols, horizontal_spacing=0.2 if cols > 1 else 0.0,
+    fig = make_subplots(rows=rows, cols=cols, horizontal_spacing=0.24 if cols > 1 else 0.0,
                         vertical_spacing=gap / plot_h if rows > 1 else 0.0,
                         subplot_titles=[f"({'abcdefghijkl'[p]}) {FAMILY_LABELS[f]}: {STAT_SHORT[stat]}"
                                         for p, (stat, f) in enumerate(panels)])
-    violins, notes = [], []  # violins: (trace, family, setting, statistic, side); notes: (family, setting, stat)
+    log_ticks = [_log_axis(sweeps[f], row_of[f], stat, sides) for stat, f in panels]
+    steps_data = [_step_curves(sweeps, panels, log_ticks, [row_of[f][k] for f in families], families, sides)
+                  for k in range(len(lams))]
+    curves, ranges = steps_data[active]
+    notes = []  # (family, setting, stat) of each KS note
     for p, (stat, f) in enumerate(panels):
         sw = sweeps[f]
-        i = row_of[f][active]
         r, c = p // cols + 1, p % cols + 1
+        axis = "" if p == 0 else str(p + 1)
         for j, label in enumerate(sw.labels):
             for key in sides:
-                violins.append((len(fig.data), f, j, stat, key))
-                fig.add_trace(_violin(sw.results[i][j].values[stat][key], name=_legend_name(key),
-                                      color=sample_color(question, key), y0=label, legendgroup=str(key),
-                                      showlegend=p == 0 and j == 0, dark=question == "Q1" and key[1] == "dre"),
-                              row=r, col=c)
-            notes.append((f, j, stat))
-            axis = "" if p == 0 else str(p + 1)
-            # The KS value of the row, in a column just right of the panel, outside the data.
-            fig.add_annotation(text=_row_note(sw.results[i][j], question, stat), xref=f"x{axis} domain",
-                               yref=f"y{axis}", x=1.0, y=j, xanchor="left", yanchor="bottom", xshift=4,
-                               align="left", showarrow=False, font=dict(size=10))
-        log_x = _log_axis(sweeps[f], row_of[f], stat, sides)
-        fig.update_xaxes(title_text=STAT_SHORT[stat] + (" (log scale)" if log_x else ""),
-                         **(log_x or dict(nticks=5)), tickangle=0, title_standoff=6, row=r, col=c)
-        fig.update_yaxes(title_text="k" if f == "knn" else "σ_C", type="category", categoryorder="array",
-                         categoryarray=list(sw.labels), range=[-0.3, len(sw.labels) - 0.05],
-                         title_standoff=4, row=r, col=c)
-    first_note = len(fig.layout.annotations) - len(notes)
+                x0, dx, codes = curves[len(fig.data)]
+                color = sample_color(question, key)
+                fig.add_trace(go.Scatter(
+                    x0=x0, dx=dx, y=codes, mode="lines", fill="toself", name=_legend_name(key),
+                    line=dict(color=color, width=2.0), fillcolor=_rgba(color, _FILL_OPACITY),
+                    legendgroup=str(key), showlegend=p == 0 and j == 0, hoveron="fills", hoverinfo="name"),
+                    row=r, col=c)
+            notes.append((len(fig.layout.annotations), f, j, stat))
+            # The KS value of the row, in a column just right of the panel, outside the data; the
+            # column is headed "KS" and its entries are short, so that it stays clear of the next
+            # panel's tick labels on a phone.
+            fig.add_annotation(text=_row_note(sw.results[row_of[f][active]][j], question, stat),
+                               xref=f"x{axis} domain", yref=f"y{axis}", x=1.0, y=j * _UNIT, xanchor="left",
+                               yanchor="bottom", xshift=3, align="left", showarrow=False, font=dict(size=10))
+        fig.add_annotation(text="KS", xref=f"x{axis} domain", yref=f"y{axis} domain", x=1.0, y=1.0,
+                           xanchor="left", yanchor="top", xshift=3, showarrow=False, font=dict(size=10))
+        fig.update_xaxes(title_text=_axis_title(stat, log_ticks[p], ranges[p][1]), range=ranges[p][0], tickangle=0,
+                         title_standoff=6, row=r, col=c, **_x_ticks(log_ticks[p], ranges[p][0]))
+        fig.update_yaxes(title_text="k" if f == "knn" else "σ_C", tickvals=[j * _UNIT for j in range(len(sw.labels))],
+                         ticktext=list(sw.labels), range=[-0.15 * _UNIT, (len(sw.labels) - 1 + 0.95) * _UNIT],
+                         tickfont=dict(size=10), showgrid=True, zeroline=False, title_standoff=2, row=r, col=c)
     steps = []
     for k, lam in enumerate(lams):
-        xs = [typed_array(_finite(sweeps[f].results[row_of[f][k]][j].values[stat][key])[0])
-              for _, f, j, stat, key in violins]
-        layout = {f"annotations[{first_note + n}].text": _row_note(sweeps[f].results[row_of[f][k]][j], question, stat)
-                  for n, (f, j, stat) in enumerate(notes)}
-        steps.append(dict(method="update", label=f"{lam:g}", args=[{"x": xs}, layout, [v[0] for v in violins]]))
+        curves, ranges = steps_data[k]
+        layout = {f"annotations[{n}].text": _row_note(sweeps[f].results[row_of[f][k]][j], question, stat)
+                  for n, f, j, stat in notes}
+        for p, (stat, _) in enumerate(panels):
+            axis = "xaxis" if p == 0 else f"xaxis{p + 1}"
+            layout[f"{axis}.range"] = ranges[p][0]
+            layout[f"{axis}.title.text"] = _axis_title(stat, log_ticks[p], ranges[p][1])
+            if log_ticks[p]:
+                layout.update({f"{axis}.{name}": v for name, v in _x_ticks(True, ranges[p][0]).items()})
+        data = {"x0": [x0 for x0, _, _ in curves], "dx": [dx for _, dx, _ in curves],
+                "y": [_u2_array(codes) for _, _, codes in curves]}
+        steps.append(dict(method="update", label=f"{lam:g}", args=[data, layout, list(range(len(curves)))]))
     st = sweeps[families[0]].results[0][0].settings
     if title is None:
         name = {"Q2": "Fig. 5", "Q3": "Fig. 6"}.get(question, "Distributions")
@@ -130,23 +150,155 @@ def ridgeline_figure(sweeps, question, stats=("LR", "tlogt"), *, lams=None, init
     else:
         title = _title(title)
     fig.update_layout(
-        title=title, violinmode="overlay", height=height,
-        margin=dict(l=55, r=62, t=top, b=bottom), legend=_top_legend(height),
-        # The slider starts 62 px under the plots, below the x-axis titles, so that its
+        title=title, height=height, hovermode="closest",
+        margin=dict(l=50, r=40, t=top, b=bottom), legend=_top_legend(height),
+        # The slider starts 88 px under the plots, below the two-line x-axis titles, so that its
         # current-value label does not cover them.
-        sliders=[slider(steps, "λ = ", active, y=-62.0 / plot_h, pad_t=0)],
+        sliders=[slider(steps, "λ = ", active, y=-88.0 / plot_h, pad_t=0)],
     )
     fig.update_annotations(font_size=13, selector=dict(xref="paper"))  # the subplot titles
     return fig
 
 
+#: Evaluation points of each density curve: at least ``_PER_BANDWIDTH`` per KDE bandwidth, and
+#: between these bounds (finer steps are not visible at the panel's width).
+_POINTS = (60, 200)
+_PER_BANDWIDTH = 3
+#: A density is drawn where it exceeds this share of its peak (a thinner tail is under a pixel).
+_TAIL = 1e-3
+#: y units per row of a panel: curves travel as 16-bit integer codes, 1/1000 of a row apart.
+_UNIT = 1000
+#: Height of the taller density of a row, in rows (the two densities of a row share one scale).
+_PEAK = 0.85
+#: Fill opacity of the densities; the solid outline in the model's colour carries the colour code,
+#: so two overlapping fills stay apart instead of mixing into a third colour.
+_FILL_OPACITY = 0.15
+#: Share of each curve's samples kept inside the axis range on each side (0.5 % and 99.5 % quantiles).
+_BULK = 0.005
+
+
+def _rgba(color, alpha):
+    """'#RRGGBB' as an rgba() string with the given opacity."""
+    return "rgba({}, {}, {}, {})".format(*(int(color[i:i + 2], 16) for i in (1, 3, 5)), alpha)
+
+
+def _u2_array(codes):
+    """uint16 codes as a plotly.js typed-array spec (base64), for data inside slider args."""
+    a = np.ascontiguousarray(codes, dtype="<u2")
+    return {"dtype": "u2", "bdata": base64.b64encode(a.tobytes()).decode("ascii")}
+
+
+def _bandwidth(v):
+    """Silverman's rule-of-thumb bandwidth of a Gaussian KDE of the samples ``v``."""
+    if v.size < 2:
+        return max(1e-3 * float(np.abs(v).max(initial=0.0)), 1e-9)
+    q75, q25 = np.percentile(v, [75, 25])
+    sd = float(v.std(ddof=1))
+    spread = min(sd, (q75 - q25) / 1.34) if q75 > q25 else sd
+    h = 0.9 * spread * v.size ** -0.2
+    return h if h > 0 else max(1e-3 * float(np.abs(v).max()), 1e-9)
+
+
+def _kde(v, h, x):
+    """Gaussian KDE of the samples ``v`` with bandwidth ``h`` at the points ``x``."""
+    return np.exp(-0.5 * ((x[:, None] - v[None, :]) / h) ** 2).sum(axis=1) / (v.size * h * np.sqrt(2 * np.pi))
+
+
+def _density(v, h, lo, hi):
+    """The KDE of ``v`` on an even grid within [lo, hi]: ``(start, end, density)``, zero at both ends.
+
+    The grid ends where the density falls under ``_TAIL`` of its peak (or at lo, hi), and has
+    ``_PER_BANDWIDTH`` points per bandwidth within the bounds ``_POINTS``.
+    """
+    x = np.linspace(lo, hi, 600)
+    d = _kde(v, h, x)
+    seen = np.flatnonzero(d >= _TAIL * d.max())
+    a, b = x[max(seen[0] - 1, 0)], x[min(seen[-1] + 1, x.size - 1)]
+    n = int(np.clip(np.ceil(_PER_BANDWIDTH * (b - a) / h) + 1, *_POINTS))
+    d = _kde(v, h, np.linspace(a, b, n))
+    d[0] = d[-1] = 0.0  # the curve closes on its baseline, where the KDE is under _TAIL of its peak
+    return float(a), float(b), d
+
+
+def _step_curves(sweeps, panels, log_ticks, rows_now, families, sides):
+    """The curves and axis ranges of one slider step.
+
+    Returns ``(curves, ranges)``: one ``(x0, dx, uint16 codes)`` per trace, in the figure's trace
+    order, and one ``([lo, hi], (samples beyond, samples))`` per panel. Log panels work in log10 units.
+    The axis of a panel spans the 0.5 %-99.5 % quantiles of each of its curves with a 5 % margin,
+    or less where every sample's kernel ends sooner; a curve cut by the axis ends one grid step
+    outside it, so that no closing line shows.
+    """
+    row_now = dict(zip(families, rows_now))
+    curves, ranges = [], []
+    for p, (stat, f) in enumerate(panels):
+        results = sweeps[f].results[row_now[f]]
+        vals = [[_finite(res.values[stat][key])[0] for key in sides] for res in results]
+        if log_ticks[p]:
+            vals = [[np.log10(v) for v in row] for row in vals]
+        flat = [v for row in vals for v in row if v.size]
+        hs = [[_bandwidth(v) if v.size else 1.0 for v in row] for row in vals]
+        if flat:
+            bulk_lo = min(float(np.quantile(v, _BULK)) for v in flat)
+            bulk_hi = max(float(np.quantile(v, 1 - _BULK)) for v in flat)
+            reach_lo = min(float(v.min()) - 4 * h for row, hr in zip(vals, hs) for v, h in zip(row, hr) if v.size)
+            reach_hi = max(float(v.max()) + 4 * h for row, hr in zip(vals, hs) for v, h in zip(row, hr) if v.size)
+            pad = 0.05 * (bulk_hi - bulk_lo) if bulk_hi > bulk_lo else (reach_hi - reach_lo) / 2
+            lo, hi = max(reach_lo, bulk_lo - pad), min(reach_hi, bulk_hi + pad)
+            clipped = (sum(int(((v < lo) | (v > hi)).sum()) for v in flat), sum(v.size for v in flat))
+        else:
+            lo, hi, clipped = 0.0, 1.0, (0, 0)
+        guard = 0.02 * (hi - lo)
+        for j, (row, hr) in enumerate(zip(vals, hs)):
+            dens = []
+            for v, h in zip(row, hr):
+                if not v.size:
+                    dens.append((lo, hi, np.zeros(2)))
+                    continue
+                dens.append(_density(v, h, max(float(v.min()) - 4 * h, lo - guard),
+                                     min(float(v.max()) + 4 * h, hi + guard)))
+            peak = max(float(d.max()) for _, _, d in dens) or 1.0
+            for a, b, d in dens:
+                codes = np.rint(j * _UNIT + d / peak * _PEAK * _UNIT).astype(np.uint16)
+                curves.append((float(f"{a:.6g}"), float(f"{(b - a) / (d.size - 1):.6g}"), codes))
+        ranges.append(([float(f"{lo:.6g}"), float(f"{hi:.6g}")], clipped))
+    return curves, ranges
+
+
+def _x_ticks(log, limits):
+    """Tick settings of a panel's x axis: at most about four labels, so that they stay apart in a
+    phone-wide panel. A log panel (log10 units) gets at most three ticks at 1, 2, 5 (or 1, 3, or 1)
+    times the powers of ten within its limits, labelled with the values."""
+    if not log:
+        return dict(nticks=4, tickvals=None, ticktext=None)
+    lo, hi = limits
+    decades = range(int(np.floor(lo)), int(np.ceil(hi)) + 1)
+    for mults in ((1, 2, 5), (1, 3), (1,)):
+        ticks = [m * 10.0 ** e for e in decades for m in mults if lo <= np.log10(m * 10.0 ** e) <= hi]
+        if len(ticks) <= 3:
+            break
+    if len(ticks) < 2:
+        ticks = [m * 10.0 ** e for e in decades for m in range(1, 10) if lo <= np.log10(m * 10.0 ** e) <= hi][::2]
+    return dict(tickvals=[round(float(np.log10(t)), 6) for t in ticks], ticktext=[f"{t:g}" for t in ticks])
+
+
+def _axis_title(stat, log_ticks, clipped):
+    """x-axis title of a panel, with the share of samples beyond the axis when there is one."""
+    text = STAT_SHORT[stat] + (" (log scale)" if log_ticks else "")
+    out, total = clipped
+    if out:
+        text += f"<br><span style='font-size:10px'>{out} of {total} samples<br>beyond the axis</span>"
+    return text
+
+
 def _log_axis(sweep_, rows, stat, sides, spread=20.0):
-    """Log x axis settings of a ridgeline panel, or None for a linear axis.
+    """Tick values of a log x axis for a ridgeline panel, or None for a linear axis.
 
     A panel gets a log axis when all its values are positive and the widths of its rows differ by
     more than ``spread`` times over the slider's lambdas: on a linear axis the narrowest rows would
     be thin spikes. Ticks sit at 1, 2 and 5 times the powers of ten (plotly's own log ticks label
-    every digit and crowd a narrow panel).
+    every digit and crowd a narrow panel). The panel then draws log10 of the values on a linear
+    axis, with these ticks at their log10 positions.
     """
     lowest, highest, widths = np.inf, -np.inf, []
     for i in rows:
@@ -162,13 +314,13 @@ def _log_axis(sweep_, rows, stat, sides, spread=20.0):
     ticks = [m * 10.0 ** e for e in decades for m in (1, 2, 5) if lowest <= m * 10.0 ** e <= highest]
     if len(ticks) < 3:
         ticks = [m * 10.0 ** e for e in decades for m in range(1, 10) if lowest <= m * 10.0 ** e <= highest]
-    return dict(type="log", tickvals=ticks, ticktext=[f"{t:g}" for t in ticks])
+    return ticks
 
 
 def _row_note(result, question, stat):
-    """'KS 0.123' (and the number of -inf repeats) for one row of a ridgeline panel."""
+    """The KS statistic, e.g. '0.12' (and the number of -inf repeats), for one row of a ridgeline panel."""
     n_inf = sum(_finite(result.values[stat][key])[1] for key in QUESTIONS[question])
-    return f"KS {result.ks[question, stat]:.2f}" + (f"<br>{n_inf}×−∞" if n_inf else "")
+    return f"{result.ks[question, stat]:.2f}" + (f"<br>{n_inf}×−∞" if n_inf else "")
 
 
 def acceptance_figure(sweeps_by_dataset):
