@@ -83,11 +83,25 @@ def _k_ticks(family, xs):
 
 
 def _violin(values, *, name, color, y0, legendgroup, showlegend, dark=False):
+    """A one-sided violin of ``values`` in its own row.
+
+    The density runs two bandwidths past the samples (``spanmode="soft"``), so it falls towards
+    zero instead of ending in a cliff; the fill is pale with a solid outline in the model's
+    colour, so that two overlapping violins stay two colours. Rows built by callers must give
+    the violin's category axis the range :data:`VIOLIN_RANGE`, which holds its full height.
+    """
     finite, _ = _finite(values)
+    rgb = tuple(int(color.lstrip("#")[k:k + 2], 16) for k in (0, 2, 4)) if color.startswith("#") else None
+    fill = f"rgba({rgb[0]},{rgb[1]},{rgb[2]},0.22)" if rgb else color
     trace = go.Violin(
         x=finite.astype(np.float32), y0=y0, name=name, orientation="h", side="positive", width=1.6,
-        points=False, line=dict(color=color, width=2.0 if dark else 1.2),
-        fillcolor=color, opacity=0.55 if not dark else 0.45, legendgroup=legendgroup, showlegend=showlegend,
-        spanmode="hard", meanline=dict(visible=False), hoveron="violins",
+        points=False, line=dict(color=color, width=2.2 if dark else 1.6),
+        fillcolor=fill, legendgroup=legendgroup, showlegend=showlegend,
+        spanmode="soft", meanline=dict(visible=False), hoveron="violins",
     )
     return trace
+
+
+#: The range of a violin row's category axis: the one-sided violin of width 1.6 reaches 0.8
+#: above its category, and plotly's default range (±0.5) would cut off its top.
+VIOLIN_RANGE = [-0.05, 0.85]

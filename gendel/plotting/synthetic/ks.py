@@ -19,7 +19,7 @@ from plotly.subplots import make_subplots
 from ...experiments import QUESTIONS, STATISTICS
 from ..common import LAMBDA_COLORS, NEUTRALS, STAT_LABELS, STAT_SHORT
 from ._common import (_check_question, _family, _finite, _k_ticks, _label_values, _legend_name, _question_sides,
-                      _title, _top_legend, _violin, _x_title)
+                      _title, _top_legend, _violin, _x_title, VIOLIN_RANGE)
 from .settings import DATASET_LABELS, FAMILY_LABELS, sample_color
 from .sliders import slider, step_index, typed_array
 
@@ -120,7 +120,8 @@ def ks_curve_figure(kbc_sweep, question, stat="LR", *, initial_sigma=None, refer
     fig.update_xaxes(title_text="KBC bandwidth σ_C", row=1, col=1)
     fig.update_yaxes(title_text=f"KS statistic ({question}, {STAT_SHORT[stat]})", range=[0, 1.03], row=1, col=1)
     for i in range(n):
-        fig.update_yaxes(showticklabels=False, title_text=f"λ = {lams[i]:g}", title_standoff=2, row=i + 1, col=2)
+        fig.update_yaxes(showticklabels=False, title_text=f"λ = {lams[i]:g}", title_standoff=2, range=VIOLIN_RANGE,
+                         row=i + 1, col=2)
         fig.update_xaxes(title_text=STAT_SHORT[stat] + " over the R repeats" if i == n - 1 else None,
                          row=i + 1, col=2)
     fig.add_vline(x=sigma_a, line=dict(color="grey", dash="dot"), row=1, col=1)
