@@ -27,6 +27,33 @@ _RATIO_LABEL = {"exact": "ρ̂", "dre": "ρ̂_E"}
 #: The error map's diverging scale on [-limit, limit], white at 0: the ratio scale on [0, 2].
 _ERROR_SCALE = ratio_colorscale(2.0)
 
+#: The error map's colour range is ±(this quantile of |error| over the grid's finite values).
+_ERROR_QUANTILE = 0.95
+
+
+def error_range(error, cap):
+    """The error map's colour limit: ±(95th percentile of the finite |error|), at most ``cap``.
+
+    The error map is kept (it shows where rho_hat_E misses rho_hat, which the two ratio maps show
+    only side by side), but on a fixed range a small error is one flat near-white field that reads
+    as an empty figure. Its range therefore follows the bulk of the data, symmetric around 0 and
+    labelled on the colour bar: an exact DRE (KBC with sigma_C = sigma_A) shows its rounding
+    noise with ±1e-15 on the bar, a poor one its typical errors. The largest 5 % (the tails far
+    from the data, where both ratios are extrapolated) and infinite values (a ratio 0) are drawn
+    at the ends of the range; the range is at most ``cap``, and an all-zero error keeps ±``cap``.
+
+    Examples
+    --------
+    >>> float(error_range(np.r_[np.full(200, -1e-15), 5.0, np.inf], cap=3.0))   # the bulk, not the outlier
+    1e-15
+    >>> float(error_range(np.array([0.5, -10.0] * 100), cap=3.0)), float(error_range(np.zeros(4), cap=3.0))
+    (3.0, 3.0)
+    """
+    finite = np.abs(np.asarray(error, dtype=float))
+    finite = finite[np.isfinite(finite)]
+    bulk = float(np.quantile(finite, _ERROR_QUANTILE)) if finite.size else 0.0
+    return min(bulk, float(cap)) if bulk > 0 else float(cap)
+
 
 def build_maps_figure(n):
     """The empty figure of the three ratio maps (as in Fig. 3) on an ``n`` x ``n`` grid."""
@@ -36,8 +63,9 @@ def build_maps_figure(n):
     maps.add_trace(ratio_heatmap(xs, ys, empty, zmax=RATIO_ZMAX, showscale=False, name="ρ̂"), row=1, col=1)
     maps.add_trace(ratio_heatmap(xs, ys, empty, zmax=RATIO_ZMAX, name="ρ̂_E", colorbar_title="ratio"), row=1, col=2)
     maps.add_trace(go.Heatmap(x=xs, y=ys, z=0 * empty, colorscale=_ERROR_SCALE, zmin=-1.0, zmax=1.0, name="error",
-                              colorbar=dict(thickness=12, len=0.8, x=1.0, xanchor="left", title=dict(text="error")),
-                              hovertemplate="x=%{x:.2f}<br>y=%{y:.2f}<br>error=%{z:.3f}<extra></extra>"),
+                              colorbar=dict(thickness=12, len=0.8, x=1.0, xanchor="left", title=dict(text="error"),
+                                            exponentformat="e"),
+                              hovertemplate="x=%{x:.2f}<br>y=%{y:.2f}<br>error=%{z:.3g}<extra></extra>"),
                    row=1, col=3)
     maps.data[1].colorbar.update(x=maps.layout.xaxis2.domain[1] + 0.005, xanchor="left")
     # The ratio colour bar sits in the gap before the error map: its y ticks and title would collide
@@ -104,18 +132,20 @@ def draw_maps(fig, maps, s, N):
     # Each trace is updated on its own: a batch_update that edits traces on different keys
     # sends null for the keys a trace did not change (plotly 7.1 FigureWidget), which loses
     # the colour range of the untouched traces in the browser.
-    n, limit = len(maps.ys), maps.limit
+    n = len(maps.ys)
+    limit = error_range(maps.error, maps.limit)
     err_label, err_title = ("log ρ̂_E − log ρ̂", "log error") if maps.mode == "log" else ("ρ̂_E − ρ̂", "difference")
-    mean_text = "∞" if np.isinf(maps.mean_error) else f"{maps.mean_error:.3f}"
+    mean_text = "∞" if np.isinf(maps.mean_error) else f"{maps.mean_error:.2g}"
     titles = (
         f"ρ̂ = p̂′/p̂ (exact, σ_A = {s['sigma_a']:.3f})",
         f"ρ̂_E ({describe_dre(s['dre'], sigma_c=s['sigma_c'], k=s['k'])})",
-        f"{err_label}<br><sup>mean |·| under p̂: {mean_text}</sup>",
+        f"{err_label}<br><sup>mean |·| under p̂: {mean_text}; colours ±{limit:.1g}</sup>",
     )
     for trace, ratio in zip(fig.data[:2], (maps.exact, maps.estimate)):
         trace.update(x=maps.xs, y=maps.ys, z=ratio.astype(np.float32))
-    fig.data[2].update(x=maps.xs, y=maps.ys, z=maps.clipped_error().astype(np.float32), zmin=-limit, zmax=limit,
-                       colorbar_title_text=err_title)
+    error = np.clip(np.nan_to_num(maps.error, nan=0.0, neginf=-limit, posinf=limit), -limit, limit)
+    fig.data[2].update(x=maps.xs, y=maps.ys, z=error.astype(np.float32), zmin=-limit, zmax=limit,
+                       colorbar_title_text=err_title, colorbar_exponentformat="e")
     with fig.batch_update():
         for annotation, text in zip(fig.layout.annotations, titles):
             annotation.update(text=text, font_size=13)

@@ -3,7 +3,7 @@
 For every page of the toc: no JavaScript error (uncaught exceptions and console errors), no
 request leaves the local server (the book must work offline), every plotly figure has rendered
 with data and fits its column, and every figure with a slider changes when the slider is moved
-with the mouse.
+with the mouse, and no page's HTML is over 1 MiB.
 
 Chromium is Debian's (``/usr/bin/chromium``, installed by ``make browser-deps``; another
 binary can be named with ``$GENDEL_CHROMIUM``). Never run ``playwright install``: it downloads
@@ -28,6 +28,10 @@ pytestmark = pytest.mark.browser
 CHROMIUM = os.environ.get("GENDEL_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic"]
 VIEWPORT = {"width": 1400, "height": 1000}
+
+#: The most bytes of HTML a page may have (1 MiB): the figures' data is inline, and a reader on a
+#: phone downloads all of it before the page is usable.
+MAX_PAGE_BYTES = 1_048_576
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -255,3 +259,13 @@ def test_page_in_chromium(browser, server, page_name):
         messages.append("raw TeX or SI-prefix ticks in figure text (use gendel.plotting.common.plotly_text and "
                         "exponentformat='e'): " + "; ".join(f"{k}: {v[:4]}" for k, v in markup.items()))
     assert not messages, f"{page_name}:\n" + "\n".join(messages)
+
+
+@pytest.mark.parametrize("page_name", PAGES)
+def test_page_html_at_most_1_mib(book_html, page_name):
+    path = Path(book_html) / f"{page_name}.html"
+    assert path.exists(), f"{page_name}.html is not in the built book {book_html}"
+    size = path.stat().st_size
+    assert size <= MAX_PAGE_BYTES, (
+        f"{page_name}.html is {size:,} bytes, over {MAX_PAGE_BYTES:,}: thin the figures' grids, store their "
+        f"data compactly (gendel.plotting.synthetic.sliders) or share it between slider steps")

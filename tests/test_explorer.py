@@ -209,3 +209,25 @@ def test_a_failing_redraw_rolls_back_and_the_next_set_works():
     assert panel.drawn[-1] == 3.0 and panel.status.value == "ok"
     panel.close()
     assert panel.widget.closed and panel.controls["value"].closed and panel.status.closed
+
+
+@pytest.mark.parametrize("settings", [dict(dre="kbc", sigma_c=0.1), dict(dre="kbc", sigma_c=0.2),
+                                      dict(dre="knn", k=1)])
+def test_error_map_has_a_visible_labelled_symmetric_scale(settings):
+    # The third map must not read as an empty field: its colour range follows the bulk of the
+    # error (±1e-15-ish for the exact KBC, order 0.1-1 for a poor DRE), symmetric around 0.
+    from gendel._explorer_figures import build_maps_figure, draw_maps
+
+    state = ExplorerState(**SMALL, **settings)
+    maps = state.maps()
+    fig = build_maps_figure(len(maps.ys))
+    draw_maps(fig, maps, state.settings, state.N)
+    err = fig.data[2]
+    z = np.asarray(err.z, dtype=float)
+    assert err.zmin == -err.zmax and 0 < err.zmax <= ERROR_LIMITS[maps.mode]
+    assert err.colorbar.title.text and err.colorbar.exponentformat == "e"
+    assert np.all(np.isfinite(z)) and np.abs(z).max() <= err.zmax * (1 + 1e-6)  # float32
+    # colours vary: a part of the grid is more than a tenth of the range away from white
+    assert np.mean(np.abs(z) > 0.1 * err.zmax) > 0.04
+    finite = np.abs(maps.error[np.isfinite(maps.error)])
+    assert err.zmax == pytest.approx(min(np.quantile(finite, 0.95), ERROR_LIMITS[maps.mode]))

@@ -1,5 +1,7 @@
 """Figures and helpers of the framework chapters (gendel.plotting.framework)."""
 
+import re
+
 import numpy as np
 import plotly.graph_objects as go
 import pytest
@@ -11,9 +13,10 @@ from gendel.plotting.framework import (
     ratio_map_grid_figure,
     rejection_sampling_figure,
     sector_proportions,
+    thin_grid,
 )
 from gendel.plotting import markdown_table
-from gendel.plotting.maps import ratio_grid
+from gendel.plotting.maps import RATIO_ZMAX, ratio_grid
 
 
 # --- sectors -----------------------------------------------------------------------------------
@@ -115,7 +118,7 @@ def test_ratio_maps_figure_shares_one_colour_scale(mog8_setup):
     assert len(heat) == 3
     assert [t.showscale for t in heat] == [True, False, False]
     assert heat[0].colorbar.title.text
-    expected_zmax = max(float(np.max(m[3])) for m in maps)
+    expected_zmax = RATIO_ZMAX  # the book's one ratio scale, whatever the maps hold
     assert all(np.isclose(t.zmax, expected_zmax) and t.zmin == 0 for t in heat)
     # white sits at ratio 1 on the colour scale
     stops = {round(s[0], 9): s[1] for s in heat[0].colorscale}
@@ -124,6 +127,25 @@ def test_ratio_maps_figure_shares_one_colour_scale(mog8_setup):
     assert titles[:3] == ["exact", "knn", "exact again"]
     for key in ("xaxis", "xaxis2", "xaxis3", "yaxis", "yaxis3"):
         assert getattr(fig.layout, key).title.text, key
+
+
+def test_ratio_maps_figure_thins_fine_grids_and_keeps_its_data_small():
+    xs = ys = np.linspace(-2.0, 2.0, 150)
+    ratio = 1.0 + 0.5 * np.sin(xs)[None, :] * np.cos(ys)[:, None]
+    maps = [(f"map {k}", xs, ys, ratio) for k in range(6)]
+    fig = ratio_map_grid_figure(maps, "mog8")
+    assert all(np.asarray(t.z).shape == (75, 75) and len(t.x) == 75 for t in fig.data)
+    assert all(np.asarray(t.z).dtype == np.float32 for t in fig.data)
+    np.testing.assert_array_equal(np.asarray(fig.data[0].z), ratio[::2, ::2].astype(np.float32))
+    # the classifier page's six 150 x 150 maps: 1.2 MB of HTML before, a fifth of it now
+    import plotly.io as pio
+
+    from gendel.plotting.common import BOOK_RENDERER
+
+    assert len(pio.renderers[BOOK_RENDERER].to_mimebundle(fig.to_dict())["text/html"]) < 220_000
+    assert thin_grid(xs[:40], ys[:40], ratio[:40, :40])[2].shape == (40, 40)  # coarse grids stay
+    with pytest.raises(ValueError, match="max_points"):
+        thin_grid(xs, ys, ratio, max_points=1)
 
 
 def test_ratio_maps_figure_validates():
@@ -193,3 +215,30 @@ def test_raw_markup_check_of_the_browser_tests_can_fail():
     assert tb.raw_markup(["4(c_N + c_{N−N'} − 2)", "ok", "X \\ X'"], ["100µ", "1e-4"]) == [
         "4(c_N + c_{N−N'} − 2)", "X \\ X'", "100µ"]
     assert tb.raw_markup(["c<sub>N</sub>"], ["1e-4"]) == []
+
+
+# --- the book's renderer -------------------------------------------------------------------------
+
+
+def test_book_renderer_writes_float64_arrays_as_float32():
+    import base64
+
+    from gendel.plotting.common import BOOK_RENDERER, compact_figure
+    import plotly.io as pio
+
+    z = np.random.default_rng(0).random((60, 60))
+    fig = go.Figure(go.Heatmap(z=z, x=np.linspace(-2.0, 2.0, 60), y=np.linspace(-2.0, 2.0, 60)))
+    fig.add_scatter(x=[1.0, 2.0], y=np.array([1e-40, 1e-45]))  # float32 would round these to 0
+    compact = compact_figure(fig.to_dict())
+    heat, dots = compact["data"]
+    assert heat["z"]["dtype"] == "f4" and heat["z"]["shape"] == "60, 60"
+    shown = np.frombuffer(base64.b64decode(heat["z"]["bdata"]), np.float32).reshape(60, 60)
+    np.testing.assert_allclose(shown, z, rtol=1e-7)  # hover labels print 3 or 4 digits
+    assert dots["y"]["dtype"] == "f8"
+    html = pio.renderers[BOOK_RENDERER].to_mimebundle(fig.to_dict())["text/html"]
+    assert len(html) < 0.6 * len(fig.to_json()) and '"f8"' in html  # the tiny values stayed float64
+    # base64 keeps its "/" (plotly writes \u002f); every other "/" and "<" stays escaped
+    assert "\\u002f" not in "".join(re.findall(r'"bdata":"[^"]*"', html))
+    fig.update_layout(title_text="a </script> b")
+    html = pio.renderers[BOOK_RENDERER].to_mimebundle(fig.to_dict())["text/html"]
+    assert "</script> b" not in html

@@ -35,7 +35,7 @@ def knn():
 
 def decode(spec):
     """A typed-array spec of a slider step back to a numpy array."""
-    dtype = {"f4": np.float32, "f8": np.float64, "u1": np.uint8}[spec["dtype"]]
+    dtype = {"f4": np.float32, "f8": np.float64, "u1": np.uint8, "u2": np.uint16}[spec["dtype"]]
     arr = np.frombuffer(base64.b64decode(spec["bdata"]), dtype=dtype)
     if "shape" in spec:
         arr = arr.reshape([int(s) for s in spec["shape"].split(",")])
@@ -190,16 +190,16 @@ def test_variation_figure_one_line_per_variation(kbc):
 
 def test_ridgeline_lambda_slider_redraws_every_row(kbc, knn):
     fig = S.ridgeline_figure({"kbc": kbc, "knn": knn}, "Q3", stats=("LR", "tlogt"), initial_lam=0.8)
-    violins = [t for t in fig.data if isinstance(t, go.Violin)]
-    assert len(violins) == 2 * 2 * (len(SIGMAS) + len(KS_))  # 2 statistics, 2 sides per row
-    assert {v.fillcolor for v in violins} == {S.COLORS["H0"], S.COLORS["H1"]}
+    curves = [t for t in fig.data if isinstance(t, go.Scatter) and t.fill == "toself"]
+    assert len(curves) == 2 * 2 * (len(SIGMAS) + len(KS_))  # 2 statistics, 2 sides per row
+    assert {c.line.color for c in curves} == {S.COLORS["H0"], S.COLORS["H1"]}
     check_slider_labels(fig, LAMS, "λ = ")
     assert slider(fig).active == 1
     a, b = (st.args for st in slider(fig).steps)
-    assert list(a[2]) == list(b[2]) and len(a[0]["x"]) == len(violins)
-    assert all(not np.array_equal(decode(x), decode(y)) for x, y in zip(a[0]["x"], b[0]["x"]))
-    notes = list(b[1].values())
-    assert len(notes) == 2 * (len(SIGMAS) + len(KS_)) and all(n.startswith("KS ") for n in notes)
+    assert list(a[2]) == list(b[2]) and len(a[0]["y"]) == len(curves)
+    assert all(not np.array_equal(decode(x), decode(y)) for x, y in zip(a[0]["y"], b[0]["y"]))
+    notes = [v for k, v in b[1].items() if k.startswith("annotations")]
+    assert len(notes) == 2 * (len(SIGMAS) + len(KS_)) and all(0 <= float(n) <= 1 for n in notes)
     assert all(t for t in axis_titles(fig).values())
 
 
@@ -251,3 +251,42 @@ def test_chapter_grids_contain_the_papers_settings():
     assert {10, 20} <= set(E.KNN_K)
     assert E.LAMBDAS == (0.5, 0.6, 0.7, 0.8, 0.9)
     assert (S.N, S.M, S.R, S.SIGMA_A) == (400, 400, 250, 0.1)
+
+
+# ------------------------------------------------------------------------------------------
+# One colour scale for the ratio maps, and figures small enough for a page
+
+
+def test_every_ratio_map_uses_the_one_ratio_scale():
+    from gendel.plotting.framework import ratio_map_grid_figure
+    from gendel.plotting.maps import RATIO_ZMAX, ratio_colorscale, ratio_heatmap
+
+    xs = ys = np.linspace(-2.0, 2.0, 5)
+    ones = np.ones((5, 5))
+    expected = ratio_colorscale(RATIO_ZMAX)
+    setup_fig = S.setup_figure("mog8", lam=0.7, N=80, resolution=10)
+    ratio_trace = [t for t in setup_fig.data if isinstance(t, go.Heatmap) and t.zmax is not None]
+    assert [(t.zmin, t.zmax) for t in ratio_trace] == [(0.0, RATIO_ZMAX)]
+    coded = [S.ratio_maps_figure("mog8", lams=(0.6,), N=60, resolution=8),
+             S.bandwidth_maps_figure("mog8", lams=(0.6,), sigmas=(0.1,), initial_sigma=0.1, N=60, resolution=8)]
+    for fig in coded:  # colour codes 0..LEVELS stand for ratios 0..RATIO_ZMAX
+        for t in fig.data:
+            assert [list(s) for s in t.colorscale] == expected
+            assert float(t.colorbar.ticktext[-1]) == RATIO_ZMAX
+    plain = [ratio_heatmap(xs, ys, ones), *ratio_map_grid_figure([("a", xs, ys, 1.1 * ones)], "mog8").data,
+             ratio_trace[0]]
+    for t in plain:
+        assert (t.zmin, t.zmax) == (0.0, RATIO_ZMAX) and [list(s) for s in t.colorscale] == expected
+    assert RATIO_ZMAX == 2.0  # every exact ratio is below B = N / (N - N') < 2
+
+
+def test_setup_figures_fit_a_page():
+    # three setup figures and two density grids on one page of at most 1 MiB (2.2 MB before)
+    import plotly.io as pio
+
+    from gendel.plotting.common import BOOK_RENDERER
+
+    def html_bytes(fig):
+        return len(pio.renderers[BOOK_RENDERER].to_mimebundle(fig.to_dict())["text/html"].encode())
+
+    assert 3 * html_bytes(S.setup_figure("mog8", lam=0.8)) + 2 * html_bytes(S.true_density_figure("mog8")) < 900_000

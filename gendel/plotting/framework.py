@@ -17,7 +17,7 @@ from plotly.subplots import make_subplots
 from .._validation import check_points
 from ..data import check_dataset
 from .common import COLORS
-from .maps import ratio_heatmap, square_axes
+from .maps import RATIO_ZMAX, ratio_heatmap, square_axes
 
 #: Clock-face names of the eight MoG-8 directions theta_i = 2 pi i / 8, i = 0..7.
 SECTOR_LABELS = ("3h", "1:30", "12h", "10:30", "9h", "7:30", "6h", "4:30")
@@ -165,7 +165,30 @@ def _wrap_title(text, width=22):
     return text[:cut + 1] + "<br>" + text[cut + 2:]
 
 
-def ratio_map_grid_figure(maps, dataset, *, cols=3, zmax=None, title=None, panel_size=330):
+#: Grid points per axis that a ratio-map panel keeps: a panel is at most about 250 px wide on the
+#: page, so a finer grid (the book's 150 x 150) adds bytes but nothing the eye can see.
+MAX_MAP_POINTS = 80
+
+
+def thin_grid(xs, ys, ratio, max_points=MAX_MAP_POINTS):
+    """Every k-th grid point (the same k on both axes) so that at most ``max_points`` remain per axis.
+
+    Examples
+    --------
+    >>> xs = ys = np.linspace(-2.0, 2.0, 150)
+    >>> tx, ty, tr = thin_grid(xs, ys, np.ones((150, 150)))
+    >>> tx.shape, tr.shape, float(tx[0]), float(tx[-1]) < 2.0
+    ((75,), (75, 75), -2.0, True)
+    """
+    xs, ys, ratio = np.asarray(xs), np.asarray(ys), np.asarray(ratio)
+    if max_points < 2:
+        raise ValueError(f"max_points must be at least 2; got {max_points!r}")
+    step = max(1, -(-max(len(xs), len(ys)) // max_points))
+    return xs[::step], ys[::step], ratio[::step, ::step]
+
+
+def ratio_map_grid_figure(maps, dataset, *, cols=3, zmax=RATIO_ZMAX, title=None, panel_size=330,
+                          max_points=MAX_MAP_POINTS):
     """A grid of ratio heatmaps with one shared colour bar (white at ratio 1).
 
     Parameters
@@ -177,11 +200,14 @@ def ratio_map_grid_figure(maps, dataset, *, cols=3, zmax=None, title=None, panel
     cols : int
         Panels per row.
     zmax : float, optional
-        Top of the colour scale; defaults to the largest finite ratio shown.
+        Top of the colour scale; the book's one ratio scale :data:`~gendel.plotting.maps.RATIO_ZMAX`
+        by default (None: the largest finite ratio shown).
     title : str, optional
         Figure title; say which paper figure it reproduces and the settings.
     panel_size : int
         Approximate height of one row in pixels.
+    max_points : int
+        Grid points per axis kept in a panel (:func:`thin_grid`); finer grids are thinned.
 
     Examples
     --------
@@ -193,9 +219,11 @@ def ratio_map_grid_figure(maps, dataset, *, cols=3, zmax=None, title=None, panel
     >>> deleted = deletion_mask("mog8", component, 0.5, rng=1)
     >>> maps = [(f"KBC, σ_C = {s}", *ratio_grid(KernelClassifierDRE(bandwidth=s).fit(X, deleted), "mog8", 20))
     ...         for s in (0.2, 0.4)]
-    >>> fig = ratio_map_grid_figure(maps, "mog8", zmax=2.0)
+    >>> fig = ratio_map_grid_figure(maps, "mog8")
     >>> len(fig.data), [a.text for a in fig.layout.annotations]     # one colour bar for both
     (2, ['KBC, σ_C = 0.2', 'KBC, σ_C = 0.4'])
+    >>> fig.data[0].zmax == RATIO_ZMAX                              # the book's one ratio scale
+    True
     """
     dataset = check_dataset(dataset)
     maps = list(maps)
@@ -211,6 +239,7 @@ def ratio_map_grid_figure(maps, dataset, *, cols=3, zmax=None, title=None, panel
     fig = make_subplots(rows=rows, cols=cols, subplot_titles=titles, horizontal_spacing=0.06,
                         vertical_spacing=0.12 if rows > 1 else 0.0)
     for k, (name, xs, ys, ratio) in enumerate(maps):
+        xs, ys, ratio = thin_grid(xs, ys, ratio, max_points)
         fig.add_trace(ratio_heatmap(xs, ys, ratio, zmax=zmax, showscale=(k == 0), name=name,
                                     colorbar_title="ratio"), row=k // cols + 1, col=k % cols + 1)
     square_axes(fig, dataset, rows=rows, cols=cols)
@@ -223,5 +252,5 @@ def ratio_map_grid_figure(maps, dataset, *, cols=3, zmax=None, title=None, panel
     return fig
 
 
-__all__ = ["SECTOR_LABELS", "mog8_sector", "ratio_map_grid_figure", "rejection_sampling_figure",
-           "sector_proportions"]
+__all__ = ["MAX_MAP_POINTS", "SECTOR_LABELS", "mog8_sector", "ratio_map_grid_figure", "rejection_sampling_figure",
+           "sector_proportions", "thin_grid"]

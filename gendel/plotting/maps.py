@@ -9,7 +9,14 @@ from ..data import EXTENT, check_dataset
 from ..experiments import evaluate_on_grid
 
 
-#: Upper end of the colour scale of the book's ratio maps: white at ratio 1, symmetric around it.
+#: Upper end of the one colour scale [0, RATIO_ZMAX] of every ratio map in the book and the
+#: explorer (rho_hat and every rho_hat_E, on every page). Why 2: a KDE ratio
+#: rho_hat = p_hat' / p_hat = N / (N - N') * (kernel sum over X \ X') / (kernel sum over X) is at
+#: most B = N / (N - N'), and B < 2 for every lambda of
+#: the experiments (at most half the data is deleted), so [0, 2] holds every exact ratio, and a
+#: DRE's ratio above 2 is an error worth seeing in the darkest blue; white at 1 ("nothing
+#: changed") sits in the middle, so red (mass removed) and blue (mass added) get equal room.
+#: One range for the same quantity: two maps of the book can be compared colour by colour.
 RATIO_ZMAX = 2.0
 
 
@@ -52,15 +59,15 @@ def ratio_grid(estimator, dataset, resolution=150):
     return xs, ys, np.exp(log_r)
 
 
-def ratio_heatmap(xs, ys, ratio, *, zmax, showscale=True, name="ratio", colorbar_title="ρ"):
-    """A heatmap trace of a ratio on [0, zmax] with white at ratio 1.
+def ratio_heatmap(xs, ys, ratio, *, zmax=RATIO_ZMAX, showscale=True, name="ratio", colorbar_title="ρ"):
+    """A heatmap trace of a ratio on [0, zmax] (default :data:`RATIO_ZMAX`) with white at ratio 1.
 
     Examples
     --------
     >>> import numpy as np
     >>> from gendel.plotting.maps import ratio_heatmap
     >>> xs = ys = np.linspace(-2.0, 2.0, 3)
-    >>> trace = ratio_heatmap(xs, ys, np.ones((3, 3)), zmax=2.0)
+    >>> trace = ratio_heatmap(xs, ys, np.ones((3, 3)))
     >>> trace.type, trace.zmin, trace.zmax
     ('heatmap', 0.0, 2.0)
     """

@@ -26,7 +26,7 @@ from .settings import DATASET_LABELS, MAP_DRES, N, SEED, SIGMA_A
 from .sliders import code_trace_style, color_codes, slider, step_index, typed_codes
 
 
-def setup_figure(dataset, lam=0.8, *, N=N, sigma_a=SIGMA_A, seed=SEED, variance=None, resolution=120):
+def setup_figure(dataset, lam=0.8, *, N=N, sigma_a=SIGMA_A, seed=SEED, variance=None, resolution=72):
     """Fig. 2 (MoG-8) / its Appendix D.2 twin (CKB-8): the experimental setup at one lambda.
 
     Panels: (a) p_*, (b) p_*', (c) the pre-trained KDE p_hat on X, (d) the re-trained KDE
@@ -62,10 +62,10 @@ def setup_figure(dataset, lam=0.8, *, N=N, sigma_a=SIGMA_A, seed=SEED, variance=
     fig = make_subplots(rows=2, cols=3, subplot_titles=titles, horizontal_spacing=0.09, vertical_spacing=0.14)
     zmax = float(max(v.max() for v in dens.values()))
     for (r, c), (name, z) in zip([(1, 1), (1, 2), (1, 3), (2, 1)], dens.items()):
-        fig.add_trace(go.Heatmap(x=xs, y=ys, z=z.reshape(shape).astype(np.float32), coloraxis="coloraxis",
+        fig.add_trace(go.Heatmap(x=xs, y=ys, z=z.reshape(shape).astype(np.float32), coloraxis="coloraxis", zsmooth="best",
                                  name=name, hovertemplate="x₁=%{x:.2f}<br>x₂=%{y:.2f}<br>density=%{z:.3f}"
                                  "<extra></extra>"), row=r, col=c)
-    fig.add_trace(go.Heatmap(x=xs, y=ys, z=ratio.astype(np.float32), zmin=0.0, zmax=RATIO_ZMAX,
+    fig.add_trace(go.Heatmap(x=xs, y=ys, z=ratio.astype(np.float32), zmin=0.0, zmax=RATIO_ZMAX, zsmooth="best",
                              colorscale=ratio_colorscale(RATIO_ZMAX), name="ρ̂",
                              colorbar=dict(title=dict(text="ρ̂ (e)"), x=1.02, y=0.0, yanchor="bottom",
                                            len=0.43, thickness=12),
@@ -87,7 +87,7 @@ def setup_figure(dataset, lam=0.8, *, N=N, sigma_a=SIGMA_A, seed=SEED, variance=
     return square_axes(fig, dataset, 2, 3)
 
 
-def true_density_figure(dataset, lams=(0.9, 0.8, 0.7, 0.6, 0.5), *, resolution=100):
+def true_density_figure(dataset, lams=(0.9, 0.8, 0.7, 0.6, 0.5), *, resolution=64):
     """Appendix D setup figures: p_* and p_*' for several lambda, on one colour scale.
 
     Returns
@@ -111,7 +111,7 @@ def true_density_figure(dataset, lams=(0.9, 0.8, 0.7, 0.6, 0.5), *, resolution=1
                         vertical_spacing=0.14)
     zs = [density(dataset, pts, lam).reshape(resolution, resolution) for _, lam in panels]
     for k, z in enumerate(zs):
-        fig.add_trace(go.Heatmap(x=xs, y=ys, z=z.astype(np.float32), coloraxis="coloraxis",
+        fig.add_trace(go.Heatmap(x=xs, y=ys, z=z.astype(np.float32), coloraxis="coloraxis", zsmooth="best",
                                  hovertemplate="x₁=%{x:.2f}<br>x₂=%{y:.2f}<br>density=%{z:.3f}<extra></extra>"),
                       row=k // cols + 1, col=k % cols + 1)
     fig.update_layout(
@@ -133,7 +133,7 @@ def _ratio_maps(dataset, lam, factories, points, N, sigma_a, seed):
 
 
 def ratio_maps_figure(dataset, *, lams=LAMBDAS, dres=None, initial_lam=0.6, N=N, sigma_a=SIGMA_A, seed=SEED,
-                      resolution=100):
+                      resolution=64):
     """Fig. 3 and its Appendix D extension: rho_hat and rho_hat_E of several DREs, lambda slider.
 
     Parameters
@@ -196,7 +196,7 @@ def ratio_maps_figure(dataset, *, lams=LAMBDAS, dres=None, initial_lam=0.6, N=N,
 
 
 def bandwidth_maps_figure(dataset, *, lams=LAMBDAS, sigmas=SIGMA_C, initial_sigma=0.075, N=N, sigma_a=SIGMA_A,
-                          seed=SEED, resolution=90):
+                          seed=SEED, resolution=48):
     """rho_hat (top row) and the KBC rho_hat_E (bottom row) for every lambda, sigma_C slider.
 
     One column per lambda; the slider restyles the bottom row to the chosen sigma_C.
