@@ -16,6 +16,7 @@ from sklearn.linear_model import LogisticRegression  # noqa: E402
 from gendel import experiments  # noqa: E402
 from gendel.dre import ClassifierDRE, ExactKDERatio, KernelClassifierDRE, KNNClassifierDRE  # noqa: E402
 from gendel.widgets import DEFAULTS, ERROR_LIMITS, ExplorerPanel, explore, precomputed_ks_figure  # noqa: E402
+from gendel._explorer_figures import error_range  # noqa: E402
 
 R = 25  # repeats in these tests: the smallest choice of the panel, to keep them quick
 
@@ -115,11 +116,13 @@ def test_error_map_is_the_clipped_log_or_plain_difference(panel):
     _, _, points = panel.grid
     log_exact = exact.log_ratio(points)
     log_est = KernelClassifierDRE(bandwidth=0.06).fit(X, deleted).log_ratio(points)
-    limit = ERROR_LIMITS["log"]
+    # the colour range follows the bulk of the error (error_range), at most the mode's limit
+    limit = error_range(log_est - log_exact, ERROR_LIMITS["log"])
+    assert 0 < limit <= ERROR_LIMITS["log"]
     np.testing.assert_allclose(z(panel.maps_figure, 2), on_grid(panel, np.clip(log_est - log_exact, -limit, limit)),
                                atol=1e-5)
     panel.set(map_mode="difference")
-    limit = ERROR_LIMITS["difference"]
+    limit = error_range(np.exp(log_est) - np.exp(log_exact), ERROR_LIMITS["difference"])
     diff = np.clip(np.exp(log_est) - np.exp(log_exact), -limit, limit)
     np.testing.assert_allclose(z(panel.maps_figure, 2), on_grid(panel, diff), atol=1e-6)
     assert panel.maps_figure.data[2].colorbar.title.text == "difference"
