@@ -673,3 +673,14 @@ def test_r_and_sigma_a_default_to_the_runs_own_protocol(small_sweeps):
     grid = dict(sigma_c=REAL["sigma_c"], knn_k=REAL["knn_k"])
     for rule in (claims.q1, claims.q2, claims.q3):
         assert rows(rule(small_sweeps, **grid)) == rows(rule(small_sweeps, R=8, sigma_a=0.1, **grid))
+
+
+def test_q3_kbc_knn_counts_a_gap_of_exactly_the_tolerance_as_within():
+    # 0.8 - 0.7 is 0.10000000000000009 in floating point; the rule "at most 0.1" must count it
+    from gendel.claims.deletion_test import q3_kbc_knn
+
+    kbc, knn = {"mog8": {"LR": [[0.8, 0.8]]}}, {"mog8": {"LR": [[0.7]]}}
+    c = q3_kbc_knn(kbc, knn, lambdas=(0.8,), knn_lambdas=(0.8,))
+    assert c.verdict == "holds" and "within 0.1 at 1/1" in c.numbers
+    c = q3_kbc_knn({"mog8": {"LR": [[0.81, 0.81]]}}, knn, lambdas=(0.8,), knn_lambdas=(0.8,))
+    assert c.verdict == "does not hold"
