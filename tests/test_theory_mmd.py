@@ -118,3 +118,70 @@ def test_clear_errors():
         mmd.mmd2_estimates(np.zeros((2, 5, 2)), np.zeros((2, 4, 2)))
     with pytest.raises(ValueError, match="m >= 2"):
         mmd.u_statistic_variance(1, 0.1, 0.1)
+
+
+# ------------------------------------------------------------------------------------------
+# The printed estimator: unbiasedness and concentration, with wrong statements it must reject
+
+@pytest.fixture(scope="module")
+def printed_runs(mog):
+    from gendel.theory.mmd import kde_mmd2
+
+    X, deleted, exact = mog
+    ell, ms, R = 0.25, (20, 40), 200
+    S = sample_sets(exact, max(ms), R, rng=np.random.default_rng(11))
+    printed = {(h, m): mmd.mmd2_estimates(S[h][:, :m], S["Yhat"][:, :m], ell)[0] for h in ("H0", "H1") for m in ms}
+    mmd2 = kde_mmd2(exact.retrained_.X_, exact.pretrained_.X_, 0.1, ell)   # closed form, no samples
+    return printed, mmd2, ms, S, ell
+
+
+def test_printed_estimator_is_unbiased_and_the_wrong_means_are_rejected(printed_runs):
+    from gendel.theory.mmd_checks import mean_checks
+
+    printed, mmd2, ms, _, _ = printed_runs
+    assert mmd2 > 0
+    as_printed, zero_under_h1, biased = mean_checks(printed, mmd2, ms)
+    assert as_printed.verdict == "holds", as_printed.result()
+    assert zero_under_h1.verdict == "rejected" and biased.verdict == "rejected"
+
+
+def test_the_mean_check_rejects_a_biased_estimator(printed_runs):
+    # A wrong input makes the check fail: the V-statistic keeps k(y_i, y_i) = 1 and is biased upwards.
+    from gendel.theory.mmd_checks import mean_checks
+
+    _, mmd2, ms, S, ell = printed_runs
+
+    def v_statistic(Y, Yh):
+        k = lambda A, B: np.exp(-((A[:, :, None, :] - B[:, None, :, :]) ** 2).sum(-1) / (2 * ell**2))
+        return k(Y, Y).mean((1, 2)) + k(Yh, Yh).mean((1, 2)) - 2 * k(Y, Yh).mean((1, 2))
+
+    biased = {(h, m): v_statistic(S[h][:, :m], S["Yhat"][:, :m]) for h in ("H0", "H1") for m in ms}
+    assert mean_checks(biased, mmd2, ms)[0].verdict == "rejected"
+
+
+def test_printed_concentration_bound_holds_and_a_tenfold_smaller_one_is_checked(printed_runs):
+    from gendel.theory.mmd_checks import printed_concentration_bound, printed_concentration_checks
+
+    printed, mmd2, ms, _, _ = printed_runs
+    checks = printed_concentration_checks(printed, mmd2, ms, 0.05, wrong=(10.0, 1000.0))
+    assert checks[0].verdict == "holds"
+    assert checks[-1].verdict == "rejected"          # a bound 1000 times smaller is caught
+    assert checks[0].slack > 1
+    # the bound is the U-statistic's plus 2/m, the largest gap between the two estimators
+    np.testing.assert_allclose(printed_concentration_bound(ms, 0.05) - mmd.concentration_bound(np.array(ms), 0.05),
+                               2 / np.array(ms))
+
+
+def test_printed_and_u_statistic_differ_by_at_most_2_over_m(printed_runs):
+    _, _, ms, S, ell = printed_runs
+    for m in ms:
+        p, u = mmd.mmd2_estimates(S["H1"][:, :m], S["Yhat"][:, :m], ell)
+        assert np.all(np.abs(p - u) <= 2 / m + 1e-12)
+
+
+def test_mean_checks_refuse_missing_cases(printed_runs):
+    from gendel.theory.mmd_checks import mean_checks
+
+    printed, mmd2, ms, _, _ = printed_runs
+    with pytest.raises(ValueError, match="missing"):
+        mean_checks({k: v for k, v in printed.items() if k[0] == "H0"}, mmd2, ms)

@@ -1,0 +1,216 @@
+"""Checks of the MMD statements of Appendix C.3 for the estimator as the paper prints it.
+
+The paper's estimator (eq. ``eq-mmd-printed`` of the book) keeps the cross pairs i = j with
+weight 1/m², so it is not the U-statistic the cited results are about (errata E15). Two
+statements are checked for it by repetition, each next to deliberately wrong statements that the
+same check, on the same draws, must reject:
+
+- :func:`mean_checks`: the estimator is unbiased, mean 0 under H0 and MMD² under H1;
+- :func:`printed_concentration_checks`: it concentrates around MMD². The bound of Gretton et al.
+  (Thm. 10) is for the U-statistic; the printed estimator differs from it by at most 2/m (both
+  cross terms are averages of a kernel with values in [0, 1], over m² and over m(m − 1) pairs),
+  so ``4 sqrt(log(2/δ)/m) + 2/m`` holds for it with probability at least 1 − δ.
+
+Examples
+--------
+>>> import numpy as np
+>>> from gendel.theory.mmd_checks import MeanCheck
+>>> x = np.random.default_rng(0).normal(0.5, 1.0, size=(1, 400))
+>>> MeanCheck("mean 0.5", "x", [1], [0.5], x).verdict, MeanCheck("mean 0", "x", [1], [0.0], x).verdict
+('holds', 'rejected')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .mmd import concentration_bound
+from .moments import BoundCheck
+
+#: A mean is declared off its target beyond this many standard errors: with ten cases a true
+#: statement fails with probability below 1e-3 (normal approximation of the mean of R ≥ 100 draws).
+Z_MEAN = 4.0
+
+
+@dataclass(frozen=True)
+class MeanCheck:
+    """The statement "the mean of the tested quantity is ``target``", checked by repetition.
+
+    The statement holds when, in every case, the mean over the R draws lies within
+    :data:`Z_MEAN` standard errors of its target.
+
+    Parameters
+    ----------
+    statement, compared : str
+        The statement in words and what it compares (a power table's first two columns).
+    cases : sequence
+        A label per case (e.g. ``"H1, m = 25"``).
+    target : array of shape (n_cases,)
+        The claimed mean of each case, computed without the draws (closed form, or 0).
+    measured : array of shape (n_cases, R)
+        The tested quantity on R independent draws per case.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x = np.random.default_rng(1).normal(size=(2, 200))
+    >>> c = MeanCheck("mean 0", "x", ["a", "b"], [0.0, 0.0], x)
+    >>> c.verdict, bool(np.all(np.abs(c.z) < 4))
+    ('holds', True)
+    >>> MeanCheck("mean 1", "x", ["a", "b"], [1.0, 1.0], x).result().startswith("mean off its target by")
+    True
+    """
+
+    statement: str
+    compared: str
+    cases: tuple
+    target: np.ndarray
+    measured: np.ndarray
+
+    def __post_init__(self):
+        target = np.atleast_1d(np.asarray(self.target, dtype=float))
+        measured = np.atleast_2d(np.asarray(self.measured, dtype=float))
+        if measured.shape[0] != target.size or len(self.cases) != target.size:
+            raise ValueError(f"need one target and one row of measurements per case; got {len(self.cases)} cases, "
+                             f"{target.size} targets and measurements of shape {measured.shape}")
+        if measured.shape[1] < 2:
+            raise ValueError("need at least 2 draws per case to estimate a standard error")
+        object.__setattr__(self, "target", target)
+        object.__setattr__(self, "measured", measured)
+        object.__setattr__(self, "cases", tuple(self.cases))
+
+    @property
+    def mean(self):
+        return self.measured.mean(axis=1)
+
+    @property
+    def se(self):
+        return self.measured.std(axis=1, ddof=1) / np.sqrt(self.measured.shape[1])
+
+    @property
+    def z(self):
+        """Per case: (mean − target) / standard error."""
+        return (self.mean - self.target) / self.se
+
+    @property
+    def verdict(self):
+        return "holds" if np.all(np.abs(self.z) <= Z_MEAN) else "rejected"
+
+    def result(self):
+        """The worst case, in words."""
+        k = int(np.argmax(np.abs(self.z)))
+        return (f"mean off its target by {abs(self.z[k]):.1f} standard errors at {self.cases[k]} "
+                f"(at most {Z_MEAN:g} if true)")
+
+    def row(self):
+        """[statement, what is compared, result, verdict]: one row of a power table."""
+        return [self.statement, self.compared, self.result(), self.verdict]
+
+
+def mean_checks(printed, mmd2, ms):
+    """Unbiasedness of the printed MMD estimator, and two wrong statements about its mean.
+
+    Parameters
+    ----------
+    printed : dict
+        ``{(h, m): array (R,)}`` for h in ("H0", "H1") and every m of ``ms``: the printed
+        estimator on R independent pairs of sample sets of size m.
+    mmd2 : float
+        MMD² between the re-trained and the pre-trained model, computed without the samples
+        (closed form for KDEs: :func:`gendel.theory.mmd.kde_mmd2`).
+    ms : sequence of int
+
+    Returns
+    -------
+    list of MeanCheck
+        As printed (mean 0 under H0, ``mmd2`` under H1); wrong: "mean 0 under H1 too"; wrong:
+        "biased by 1/m" (the mean 1/m under H0 and ``mmd2`` + 1/m under H1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> fake = {(h, m): rng.normal(0.3 * (h == "H1"), 0.05, 200) for h in ("H0", "H1") for m in (20, 40)}
+    >>> [c.verdict for c in mean_checks(fake, 0.3, [20, 40])]
+    ['holds', 'rejected', 'rejected']
+    """
+    ms = [int(m) for m in ms]
+    keys = [(h, m) for h in ("H0", "H1") for m in ms]
+    missing = [k for k in keys if k not in printed]
+    if missing:
+        raise ValueError(f"printed estimates missing for {missing}; pass one array per (hypothesis, m)")
+    measured = np.stack([np.asarray(printed[k], dtype=float) for k in keys])
+    cases = [f"{h}, m = {m}" for h, m in keys]
+    truth = np.array([0.0 if h == "H0" else float(mmd2) for h, _ in keys])
+    inv_m = np.array([1.0 / m for _, m in keys])
+    compared = "mean of the printed estimator over the repeats"
+    return [
+        MeanCheck("unbiased: mean 0 under H0, MMD² under H1", compared, cases, truth, measured),
+        MeanCheck("wrong: mean 0 under H1 too", compared, cases, np.zeros_like(truth), measured),
+        MeanCheck("wrong: biased by 1/m", compared, cases, truth + inv_m, measured),
+    ]
+
+
+def printed_concentration_bound(m, delta):
+    """The concentration bound for the printed estimator: ``4 sqrt(log(2/δ)/m) + 2/m``.
+
+    The U-statistic's bound (:func:`gendel.theory.mmd.concentration_bound`, kernel values in
+    [0, 1]) plus the largest difference between the printed estimator and the U-statistic, 2/m.
+
+    Examples
+    --------
+    >>> round(float(printed_concentration_bound(100, 0.05)), 4)     # 4 √(log 40 / 100) + 2/100
+    0.7883
+    """
+    m = np.asarray(m, dtype=float)
+    return concentration_bound(m, delta) + 2.0 / m
+
+
+def printed_concentration_checks(printed, mmd2, ms, delta, *, wrong=(10.0, 100.0)):
+    """P(|printed − MMD²| > bound) ≤ δ for the printed estimator, and the bound divided by ``wrong``.
+
+    Parameters
+    ----------
+    printed : dict
+        ``{(h, m): array (R,)}`` as for :func:`mean_checks`.
+    mmd2 : float
+        MMD² under H1 (0 under H0), computed without the samples.
+    ms : sequence of int
+    delta : float
+        The level of the bound.
+    wrong : sequence of float
+        Factors by which deliberately wrong bounds are smaller.
+
+    Returns
+    -------
+    list of gendel.theory.moments.BoundCheck
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> fake = {(h, m): rng.normal(0.3 * (h == "H1"), 0.02, 200) for h in ("H0", "H1") for m in (20, 40)}
+    >>> [c.verdict for c in printed_concentration_checks(fake, 0.3, [20, 40], 0.05, wrong=(10, 1000))]
+    ['holds', 'holds', 'rejected']
+    """
+    ms = [int(m) for m in ms]
+    keys = [(h, m) for h in ("H0", "H1") for m in ms]
+    missing = [k for k in keys if k not in printed]
+    if missing:
+        raise ValueError(f"printed estimates missing for {missing}; pass one array per (hypothesis, m)")
+    truth = {"H0": 0.0, "H1": float(mmd2)}
+    deviation = np.stack([np.abs(np.asarray(printed[h, m], dtype=float) - truth[h]) for h, m in keys])
+    bound = printed_concentration_bound([m for _, m in keys], delta)
+    cases = [f"{h}, m = {m}" for h, m in keys]
+    compared = "|printed − MMD²|"
+    name = "4√(log(2/δ)/m) + 2/m"
+    checks = [BoundCheck(f"|printed − MMD²| ≤ {name} with probability ≥ 1 − δ", compared, cases, bound, deviation,
+                         delta, case_name="")]
+    checks += [BoundCheck(f"wrong: the bound / {w:g}", compared, cases, bound / w, deviation, delta, case_name="")
+               for w in wrong]
+    return checks
+
+
+__all__ = ["MeanCheck", "Z_MEAN", "mean_checks", "printed_concentration_bound", "printed_concentration_checks"]
