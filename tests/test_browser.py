@@ -269,3 +269,32 @@ def test_page_html_at_most_1_mib(book_html, page_name):
     assert size <= MAX_PAGE_BYTES, (
         f"{page_name}.html is {size:,} bytes, over {MAX_PAGE_BYTES:,}: thin the figures' grids, store their "
         f"data compactly (gendel.plotting.synthetic.sliders) or share it between slider steps")
+
+
+# On a phone a display equation may be wider than the column; then it must scroll sideways and say
+# so (the shadow of book/_static/gendel.css), never be cut off.
+PHONE = {"width": 420, "height": 900}
+PHONE_EQUATIONS_JS = """async () => {
+  if (window.MathJax && MathJax.startup && MathJax.startup.promise) await MathJax.startup.promise;
+  return Array.from(document.querySelectorAll('div.math')).filter(div => div.offsetParent !== null)
+    .map(div => {
+      const eq = div.querySelector('mjx-container') || div, cs = getComputedStyle(eq);
+      return {text: div.textContent.trim().slice(0, 40), wide: eq.scrollWidth > eq.clientWidth + 1,
+              scrolls: ['auto', 'scroll'].includes(cs.overflowX), cue: cs.backgroundImage.includes('gradient')};
+    })
+    .filter(e => e.wide && !(e.scrolls && e.cue));
+}"""
+
+
+@pytest.mark.parametrize("page_name", PAGES)
+def test_wide_equations_scroll_with_a_cue_on_a_phone(browser, server, page_name):
+    context = browser.new_context(viewport=PHONE)
+    _block_external(context, [], server)
+    page = context.new_page()
+    try:
+        page.goto(f"{server}/{page_name}.html", wait_until="load")
+        cut = page.evaluate(PHONE_EQUATIONS_JS)
+    finally:
+        context.close()
+    assert not cut, f"{page_name}: display equations wider than a 420 px column without a scroll cue: " + "; ".join(
+        repr(e["text"]) for e in cut)
