@@ -20,7 +20,7 @@ import numpy as np
 
 from .._validation import check_count, check_rng
 from ..stats import psi
-from .quadrature import Estimate, binomial_upper, mc_mean, mc_variance
+from .quadrature import Estimate, binomial_upper, format_share, mc_mean, mc_variance
 
 HYPOTHESES = ("H0", "H1")
 
@@ -334,7 +334,7 @@ class BoundCheck:
         case = self.cases[k]
         case = f"{case:,}" if isinstance(case, (int, np.integer)) else str(case)
         case = f"{self.case_name} = {case}" if self.case_name else case
-        return f"{self.exceedance[k]:.0%} of draws above the bound at {case} (at most {self.tolerance[k]:.0%} if true)"
+        return f"{format_share(self.exceedance[k])} of draws above the bound at {case} (at most {format_share(self.tolerance[k])} if true)"
 
     def row(self):
         """[statement, what is compared, result, verdict]: one row of a power table."""
@@ -342,6 +342,7 @@ class BoundCheck:
 
 
 CHECK_HEADER = ("statement", "what is compared", "result", "verdict")
+
 
 
 def markov_checks(change, eps, deltas, *, factor=1.0, label="|Δ|", bound_label="ε/δ", wrong=(10.0, 100.0)):

@@ -254,10 +254,26 @@ def binomial_upper(p, n, level=1e-6):
     return float(binom.ppf(1.0 - level, n, p)) / n
 
 
+def format_share(share):
+    """A share as a percentage with enough digits that a small non-zero share does not read 0 %.
+
+    Examples
+    --------
+    >>> from gendel.theory.quadrature import format_share
+    >>> format_share(0.25), format_share(0.0), format_share(0.004), format_share(0.00031)
+    ('25%', '0%', '0.4%', '0.03%')
+    """
+    if share == 0 or share >= 0.01:
+        return f"{share:.0%}"
+    digits = max(1, int(-np.floor(np.log10(share * 100))))
+    return f"{share:.{digits}%}"
+
+
 __all__ = [
     "Estimate",
     "PeriodicGrid",
     "binomial_upper",
+    "format_share",
     "kl_divergence",
     "l1_distance",
     "mc_mean",
