@@ -14,7 +14,7 @@ same check, on the same draws, must reject:
 Examples
 --------
 >>> import numpy as np
->>> from gendel.theory.mmd_checks import MeanCheck
+>>> from gendel.theory.quadrature import MeanCheck
 >>> x = np.random.default_rng(0).normal(0.5, 1.0, size=(1, 400))
 >>> MeanCheck("mean 0.5", "x", [1], [0.5], x).verdict, MeanCheck("mean 0", "x", [1], [0.0], x).verdict
 ('holds', 'rejected')
@@ -22,92 +22,11 @@ Examples
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from .mmd import concentration_bound
 from .moments import BoundCheck
-
-#: A mean is declared off its target beyond this many standard errors: with ten cases a true
-#: statement fails with probability below 1e-3 (normal approximation of the mean of R ≥ 100 draws).
-Z_MEAN = 4.0
-
-
-@dataclass(frozen=True)
-class MeanCheck:
-    """The statement "the mean of the tested quantity is ``target``", checked by repetition.
-
-    The statement holds when, in every case, the mean over the R draws lies within
-    :data:`Z_MEAN` standard errors of its target.
-
-    Parameters
-    ----------
-    statement, compared : str
-        The statement in words and what it compares (a power table's first two columns).
-    cases : sequence
-        A label per case (e.g. ``"H1, m = 25"``).
-    target : array of shape (n_cases,)
-        The claimed mean of each case, computed without the draws (closed form, or 0).
-    measured : array of shape (n_cases, R)
-        The tested quantity on R independent draws per case.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> x = np.random.default_rng(1).normal(size=(2, 200))
-    >>> c = MeanCheck("mean 0", "x", ["a", "b"], [0.0, 0.0], x)
-    >>> c.verdict, bool(np.all(np.abs(c.z) < 4))
-    ('holds', True)
-    >>> MeanCheck("mean 1", "x", ["a", "b"], [1.0, 1.0], x).result().startswith("mean off its target by")
-    True
-    """
-
-    statement: str
-    compared: str
-    cases: tuple
-    target: np.ndarray
-    measured: np.ndarray
-
-    def __post_init__(self):
-        target = np.atleast_1d(np.asarray(self.target, dtype=float))
-        measured = np.atleast_2d(np.asarray(self.measured, dtype=float))
-        if measured.shape[0] != target.size or len(self.cases) != target.size:
-            raise ValueError(f"need one target and one row of measurements per case; got {len(self.cases)} cases, "
-                             f"{target.size} targets and measurements of shape {measured.shape}")
-        if measured.shape[1] < 2:
-            raise ValueError("need at least 2 draws per case to estimate a standard error")
-        object.__setattr__(self, "target", target)
-        object.__setattr__(self, "measured", measured)
-        object.__setattr__(self, "cases", tuple(self.cases))
-
-    @property
-    def mean(self):
-        return self.measured.mean(axis=1)
-
-    @property
-    def se(self):
-        return self.measured.std(axis=1, ddof=1) / np.sqrt(self.measured.shape[1])
-
-    @property
-    def z(self):
-        """Per case: (mean − target) / standard error."""
-        return (self.mean - self.target) / self.se
-
-    @property
-    def verdict(self):
-        return "holds" if np.all(np.abs(self.z) <= Z_MEAN) else "rejected"
-
-    def result(self):
-        """The worst case, in words."""
-        k = int(np.argmax(np.abs(self.z)))
-        return (f"mean off its target by {abs(self.z[k]):.1f} standard errors at {self.cases[k]} "
-                f"(at most {Z_MEAN:g} if true)")
-
-    def row(self):
-        """[statement, what is compared, result, verdict]: one row of a power table."""
-        return [self.statement, self.compared, self.result(), self.verdict]
-
+from .quadrature import Z_MEAN, MeanCheck
 
 def mean_checks(printed, mmd2, ms):
     """Unbiasedness of the printed MMD estimator, and two wrong statements about its mean.
