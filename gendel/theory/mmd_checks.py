@@ -28,6 +28,17 @@ from .mmd import concentration_bound
 from .moments import BoundCheck
 from .quadrature import Z_MEAN, MeanCheck
 
+def _cases(printed, mmd2, ms):
+    """The (hypothesis, m) cases: keys, labels, estimates (n_cases, R) and the true MMD² of each."""
+    keys = [(h, int(m)) for h in ("H0", "H1") for m in ms]
+    missing = [k for k in keys if k not in printed]
+    if missing:
+        raise ValueError(f"printed estimates missing for {missing}; pass one array per (hypothesis, m)")
+    measured = np.stack([np.asarray(printed[k], dtype=float) for k in keys])
+    truth = np.array([0.0 if h == "H0" else float(mmd2) for h, _ in keys])
+    return keys, [f"{h}, m = {m}" for h, m in keys], measured, truth
+
+
 def mean_checks(printed, mmd2, ms):
     """Unbiasedness of the printed MMD estimator, and two wrong statements about its mean.
 
@@ -55,14 +66,7 @@ def mean_checks(printed, mmd2, ms):
     >>> [c.verdict for c in mean_checks(fake, 0.3, [20, 40])]
     ['holds', 'rejected', 'rejected']
     """
-    ms = [int(m) for m in ms]
-    keys = [(h, m) for h in ("H0", "H1") for m in ms]
-    missing = [k for k in keys if k not in printed]
-    if missing:
-        raise ValueError(f"printed estimates missing for {missing}; pass one array per (hypothesis, m)")
-    measured = np.stack([np.asarray(printed[k], dtype=float) for k in keys])
-    cases = [f"{h}, m = {m}" for h, m in keys]
-    truth = np.array([0.0 if h == "H0" else float(mmd2) for h, _ in keys])
+    keys, cases, measured, truth = _cases(printed, mmd2, ms)
     inv_m = np.array([1.0 / m for _, m in keys])
     compared = "mean of the printed estimator over the repeats"
     return [
@@ -114,15 +118,9 @@ def printed_concentration_checks(printed, mmd2, ms, delta, *, wrong=(10.0, 100.0
     >>> [c.verdict for c in printed_concentration_checks(fake, 0.3, [20, 40], 0.05, wrong=(10, 1000))]
     ['holds', 'holds', 'rejected']
     """
-    ms = [int(m) for m in ms]
-    keys = [(h, m) for h in ("H0", "H1") for m in ms]
-    missing = [k for k in keys if k not in printed]
-    if missing:
-        raise ValueError(f"printed estimates missing for {missing}; pass one array per (hypothesis, m)")
-    truth = {"H0": 0.0, "H1": float(mmd2)}
-    deviation = np.stack([np.abs(np.asarray(printed[h, m], dtype=float) - truth[h]) for h, m in keys])
+    keys, cases, measured, truth = _cases(printed, mmd2, ms)
+    deviation = np.abs(measured - truth[:, None])
     bound = printed_concentration_bound([m for _, m in keys], delta)
-    cases = [f"{h}, m = {m}" for h, m in keys]
     compared = "|printed − MMD²|"
     name = "4√(log(2/δ)/m) + 2/m"
     checks = [BoundCheck(f"|printed − MMD²| ≤ {name} with probability ≥ 1 − δ", compared, cases, bound, deviation,
