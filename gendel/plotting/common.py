@@ -24,6 +24,19 @@ COLORS = {
     "kept": "#1F4E9C",  # X \ X'
 }
 
+def rgba(colour, alpha):
+    """A ``'#RRGGBB'`` colour as a plotly ``rgba(...)`` string with opacity ``alpha``.
+
+    Examples
+    --------
+    >>> rgba("#E69F00", 0.2)
+    'rgba(230, 159, 0, 0.2)'
+    """
+    h = colour.lstrip("#")
+    r, g, b = (int(h[i:i + 2], 16) for i in (0, 2, 4))
+    return f"rgba({r}, {g}, {b}, {alpha})"
+
+
 #: Names of the deletion-test statistics (keys as in :data:`gendel.experiments.STATISTICS`): in
 #: full for titles and menus, short for legends and axes, and one colour each.
 STAT_LABELS = {"LR": "LR", "log": "ASC, φ(t) = log t", "tlogt": "ASC, φ(t) = t log t (KL)",

@@ -14,16 +14,13 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from .. import claims as _claims
-from .common import NEUTRALS, plotly_text
+from .common import NEUTRALS, plotly_text, rgba
 
 #: Colours for curves that are not one of the three models (greys, purples, dark reds).
 PALETTE = NEUTRALS
 
 
-def _rgba(hex_colour, alpha):
-    h = hex_colour.lstrip("#")
-    r, g, b = (int(h[i:i + 2], 16) for i in (0, 2, 4))
-    return f"rgba({r},{g},{b},{alpha})"
+_rgba = rgba
 
 
 def add_measured(fig, x, y, *, name, colour, band=None, row=None, col=None, showlegend=True, mode="lines+markers"):

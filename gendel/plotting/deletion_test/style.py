@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...deletion_test import STATISTIC_LABELS
-from ..common import COLORS, NEUTRALS
+from ..common import COLORS, NEUTRALS, rgba
 
 #: One colour per statistic of :data:`gendel.deletion_test.STATISTICS` (lines of power and ROC
 #: figures). LR and ASC (log t) keep the colours of the §5.1 chapter (``STAT_COLORS``).
@@ -74,10 +74,7 @@ def _name(label):
     return STATISTIC_LABELS.get(label, str(label))
 
 
-def _rgba(hex_color, alpha):
-    h = hex_color.lstrip("#")
-    r, g, b = (int(h[i:i + 2], 16) for i in (0, 2, 4))
-    return f"rgba({r}, {g}, {b}, {alpha})"
+_rgba = rgba
 
 
 def _bottom_legend(plot_h, gap=52):

@@ -7,6 +7,7 @@ import plotly.graph_objects as go
 
 from ...data import EXTENT
 from ...experiments import QUESTIONS, STATISTICS, grid
+from ..common import rgba
 
 _SAMPLE_NAMES = {"H0": "Y<sub>H0</sub>", "H1": "Y<sub>H1</sub>", "D": "Y<sub>D</sub>"}
 _RATIO_NAMES = {"exact": "ρ̂", "dre": "ρ̂<sub>E</sub>"}
@@ -91,8 +92,7 @@ def _violin(values, *, name, color, y0, legendgroup, showlegend, dark=False):
     the violin's category axis the range :data:`VIOLIN_RANGE`, which holds its full height.
     """
     finite, _ = _finite(values)
-    rgb = tuple(int(color.lstrip("#")[k:k + 2], 16) for k in (0, 2, 4)) if color.startswith("#") else None
-    fill = f"rgba({rgb[0]},{rgb[1]},{rgb[2]},0.22)" if rgb else color
+    fill = rgba(color, 0.22) if color.startswith("#") else color
     trace = go.Violin(
         x=finite.astype(np.float32), y0=y0, name=name, orientation="h", side="positive", width=1.6,
         points=False, line=dict(color=color, width=2.2 if dark else 1.6),

@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from ...experiments import QUESTIONS
-from ..common import LAMBDA_COLORS, STAT_SHORT
+from ..common import LAMBDA_COLORS, STAT_SHORT, rgba
 from ._common import (_check_question, _family, _finite, _k_ticks, _label_values, _legend_name, _question_sides,
                       _title, _top_legend, _x_title)
 from .settings import DATASET_LABELS, FAMILY_LABELS, sample_color
@@ -177,9 +177,7 @@ _FILL_OPACITY = 0.15
 _BULK = 0.005
 
 
-def _rgba(color, alpha):
-    """'#RRGGBB' as an rgba() string with the given opacity."""
-    return "rgba({}, {}, {}, {})".format(*(int(color[i:i + 2], 16) for i in (1, 3, 5)), alpha)
+_rgba = rgba
 
 
 def _u2_array(codes):
