@@ -172,3 +172,52 @@ def test_class_reweighted_is_the_data_ratio_applied_to_the_labels():
     np.testing.assert_allclose(odd, even[[1, 0, 3, 2, 5, 4, 7, 6, 9, 8]])
     (s,) = report.label_summary([make_result(re=[70, 100] * 5, approx=[70, 100] * 5)])
     assert s.tv_ideal_re[0] == pytest.approx(0) and s.tv_approx_ideal[0] == pytest.approx(0)
+
+
+def _shifted(dataset="mnist", setting="even", lr=40, asc=30, R=40, seed=0):
+    """A Q3 result whose H1 values are H0 = 0..R-1 shifted: KS = shift / R for each statistic."""
+    r = make_result(dataset, setting, seed=seed)
+    shifts = {"LR": lr, "ASC log": asc, "ASC tlogt": asc}
+    r["q3"] = {"values": {s: {"H0": np.arange(R) * 1.0, "H1": np.arange(R) + float(k)} for s, k in shifts.items()},
+               "ks": {s: min(k, R) / R for s, k in shifts.items()}}
+    return r
+
+
+def test_ks_claims_need_a_difference_beyond_the_noise_margin():
+    # a KS difference of 0.025 with R = 40 repeats is inside the bootstrap margin: not supported
+    inside = {"odd": report.claim_odd_separates_better([_shifted(setting="even", lr=20), _shifted(setting="odd", lr=21)]),
+              "fashion": report.claim_fashion_harder([_shifted("mnist", lr=21), _shifted("fashion-mnist", lr=20)]),
+              "asc": report.claim_lr_better_than_asc([_shifted(lr=21, asc=20)])}
+    for c in inside.values():
+        assert c.verdict == "not resolved at this sample size"
+        assert "±" in c.numbers
+    # a difference of 0.5 is far outside it: supported; the reverse difference: rejected
+    assert report.claim_odd_separates_better([_shifted(setting="even", lr=20), _shifted(setting="odd", lr=40)]).verdict == "holds"
+    assert report.claim_odd_separates_better([_shifted(setting="even", lr=40), _shifted(setting="odd", lr=20)]).verdict == "does not hold"
+    assert report.claim_fashion_harder([_shifted("mnist", lr=40), _shifted("fashion-mnist", lr=20)]).verdict == "holds"
+    assert report.claim_lr_better_than_asc([_shifted(lr=40, asc=20)]).verdict == "holds"
+    assert report.claim_lr_better_than_asc([_shifted(lr=20, asc=40)]).verdict == "does not hold"
+
+
+def test_ks_bootstrap_margin_shrinks_with_more_repeats():
+    from gendel.claims.gan import _margin, ks_bootstrap
+
+    def margin(R):
+        boot = ks_bootstrap([_shifted(lr=R // 2, R=R)])
+        return _margin(boot[("mnist", "even", 0.7)]["LR"])
+    assert margin(40) > 1.5 * margin(400) > 0
+
+
+def test_variance_claim_needs_a_difference_beyond_the_noise_margin():
+    # standard errors over two seeds of 0.0078 and 0.0079 (the quick profile's MNIST numbers) are
+    # indistinguishable; 0.002 against 0.02 are not
+    def pair(setting, a, b):
+        high = [100 + a, 100] * 5 if setting == "even" else [100, 100 + a] * 5
+        low = [100 + b, 100] * 5 if setting == "even" else [100, 100 + b] * 5
+        return [make_result(setting=setting, seed=0, approx=high), make_result(setting=setting, seed=1, approx=low)]
+    close = report.claim_odd_variance_higher(report.label_summary(pair("even", 10, 0) + pair("odd", 10.2, 0)))
+    assert close.verdict == "not resolved at this sample size" and "±" in close.numbers
+    far = report.claim_odd_variance_higher(report.label_summary(pair("even", 2, 0) + pair("odd", 40, 0)))
+    assert far.verdict == "holds"
+    from gendel.claims.gan import margin_verdict
+    assert margin_verdict([0.0001], [0.005]) != "holds" and margin_verdict([0.05], [0.005]) == "holds"

@@ -17,7 +17,9 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.special import kolmogi
 
-VERDICTS = ("holds", "partly", "does not hold", "not tested")
+#: The verdict of a claim whose compared differences all lie inside their noise margins.
+NOT_RESOLVED = "not resolved at this sample size"
+VERDICTS = ("holds", "partly", "does not hold", NOT_RESOLVED, "not tested")
 #: The columns of a claims table, in the order of :func:`rows`.
 HEADER = ("claim", "where", "our numbers", "verdict")
 
@@ -143,7 +145,7 @@ from .fast_deletion import (q2_ckb_harder, q2_kbc_knn, q2_lambda, q2_lr_asc,  # 
 from .synthetic import ckb_harder_questions, q1, q2, q3  # noqa: E402
 
 __all__ = [
-    "Claim", "HEADER", "VERDICTS", "ckb_harder_questions", "glue_values", "ks_critical", "rows", "verdict",
+    "Claim", "HEADER", "NOT_RESOLVED", "VERDICTS", "ckb_harder_questions", "glue_values", "ks_critical", "rows", "verdict",
     "q1", "q1_ckb_exception", "q1_ckb_harder", "q1_knn", "q1_lambda", "q1_larger_sigma", "q1_monotone",
     "q1_phi_order",
     "q2", "q2_ckb_harder", "q2_kbc_knn", "q2_lambda", "q2_lr_asc", "q2_moderate_k", "q2_wide",

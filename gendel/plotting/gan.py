@@ -6,17 +6,22 @@ Every function takes numbers computed by :mod:`gendel.gan.report` or stored in r
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from ..gan.report import MODEL_NAMES, bound_label_distribution, deleted_labels
+from ..gan.report import MODEL_NAMES as _MODEL_NAMES
+from ..gan.report import bound_label_distribution, deleted_labels
 from ..images import CLASS_NAMES
 from .common import COLORS
 
 DATASET_NAMES = {"mnist": "MNIST", "fashion-mnist": "Fashion-MNIST"}
 MODEL_COLORS = {"pre": COLORS["H0"], "re": COLORS["H1"], "approx": COLORS["D"]}
-STAT_NAMES = {"LR": "LR(Y, ρ̂_E)", "ASC log": "ASC, φ(t) = log t", "ASC tlogt": "ASC, φ(t) = t log t"}
+STAT_NAMES = {"LR": "LR(Y, ρ̂<sub>E</sub>)", "ASC log": "ASC, φ(t) = log t", "ASC tlogt": "ASC, φ(t) = t log t"}
+#: The model names of :data:`gendel.gan.report.MODEL_NAMES` with HTML subscripts, for figure text.
+MODEL_NAMES = {k: re.sub(r"_(\w)", r"<sub>\1</sub>", v) for k, v in _MODEL_NAMES.items()}
 STAT_SHORT = {"LR": "LR", "ASC log": "ASC (φ = log t)", "ASC tlogt": "ASC (φ = t log t)"}
 
 
@@ -60,7 +65,7 @@ def sample_grid_figure(grids, *, cols=8, title="", subtitle=""):
     >>> grids = {k: rng.integers(0, 256, (16, 28, 28), dtype=np.uint8) for k in ("pre", "approx")}
     >>> fig = sample_grid_figure(grids, cols=8, title="Samples")
     >>> [a.text for a in fig.layout.annotations], np.shape(fig.data[0].z)    # 2 x 8 images, 1-pixel gaps
-    (['pre-trained p̂', 'approximated ρ̂_E·p̂'], (57, 231))
+    (['pre-trained p̂', 'approximated ρ̂<sub>E</sub>·p̂'], (57, 231))
     """
     keys = list(grids)
     fig = make_subplots(rows=1, cols=len(keys), subplot_titles=[MODEL_NAMES.get(k, k) for k in keys],
@@ -110,7 +115,7 @@ def label_bars_figure(summaries, *, title, subtitle=""):
     ...      "labels": {"pre": [100] * 10, "re": [50, 100] * 5, "approx": [60, 100] * 5}}
     >>> fig = label_bars_figure(label_summary([r]), title="Fig. 7(a)")
     >>> [trace.name for trace in fig.data], fig.layout.annotations[0].text
-    (['pre-trained p̂', 're-trained p̂′', 'approximated ρ̂_E·p̂'], 'MNIST, even-0.5:<br>75% of the TV gap closed')
+    (['pre-trained p̂', 're-trained p̂′', 'approximated ρ̂<sub>E</sub>·p̂'], 'MNIST, even-0.5:<br>75% of the TV gap closed')
     """
     n = len(summaries)
     titles = [f"{DATASET_NAMES[s.dataset]}, {setting_name(s.setting, s.lam)}:<br>"
@@ -153,7 +158,7 @@ def statistics_figure(values, ks, *, stats=("LR", "ASC log", "ASC tlogt"), title
     >>> values = {key: {"LR": (rng.normal(0.0, 1.0, 50), rng.normal(3.0, 1.0, 50))}}
     >>> fig = statistics_figure(values, {key: {"LR": 0.9}}, stats=("LR",), title="Fig. 7(c)")
     >>> len(fig.data), fig.layout.annotations[0].text        # histograms under H0 and H1
-    (2, 'MNIST even-0.7: LR(Y, ρ̂_E)<br>KS = 0.90')
+    (2, 'MNIST even-0.7: LR(Y, ρ̂<sub>E</sub>)<br>KS = 0.90')
     """
     keys = list(values)
     n = len(keys)
@@ -169,7 +174,7 @@ def statistics_figure(values, ks, *, stats=("LR", "ASC log", "ASC tlogt"), title
             h0, h1 = values[key][st]
             lo, hi = float(min(h0.min(), h1.min())), float(max(h0.max(), h1.max()))
             size = (hi - lo) / 30 or 1e-3
-            for name, v, hyp in (("Y_H0 ∼ p̂ (H0)", h0, "H0"), ("Y_H1 ∼ p̂′ (H1)", h1, "H1")):
+            for name, v, hyp in (("Y<sub>H0</sub> ∼ p̂ (H0)", h0, "H0"), ("Y<sub>H1</sub> ∼ p̂′ (H1)", h1, "H1")):
                 fig.add_trace(go.Histogram(x=v, name=name, marker_color=COLORS[hyp], opacity=0.65,
                                            xbins=dict(start=lo, end=hi + size, size=size), legendgroup=hyp,
                                            showlegend=i == 1 and j == 1,
@@ -231,7 +236,7 @@ def bound_slider_figure(results, bounds=(1.0, 1.05, 1.1, 1.2, 1.3, 1.5, 2.0, 3.0
                     hovertemplate="%{x}: %{y:.3f}<extra>" + MODEL_NAMES[k] + "</extra>")
     max_ratio = max(float(np.exp(np.max(r["arrays"]["pre_log_ratio"]))) for r in results)
     sub = (f"{DATASET_NAMES[job['dataset']]} {setting_name(job['setting'], job['lam'])}, "
-           f"{len(results)} seed(s); largest ρ̂_E on the samples: {max_ratio:.2f}")
+           f"{len(results)} seed(s); largest ρ̂<sub>E</sub> on the samples: {max_ratio:.2f}")
 
     def label(i):
         b, (dist, acc) = bounds[i], steps[i]

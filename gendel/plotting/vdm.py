@@ -75,7 +75,7 @@ def log_ratio_scatter_figure(true, estimates, *, title=None, height=420):
     >>> true = rng.normal(size=50)
     >>> fig = log_ratio_scatter_figure(true, {"VDM": true + 0.1 * rng.normal(size=50), "KBC": 0.5 * true})
     >>> [trace.name for trace in fig.data]                    # points and identity line per panel
-    ['VDM', 'identity (ρ̂_E = ρ)', 'KBC', 'identity (ρ̂_E = ρ)']
+    ['VDM', 'identity (ρ̂<sub>E</sub> = ρ)', 'KBC', 'identity (ρ̂<sub>E</sub> = ρ)']
     """
     true = _vector(true, "true")
     estimates = _nonempty(estimates, "estimates", "{label: log ratio} entry")
@@ -90,12 +90,12 @@ def log_ratio_scatter_figure(true, estimates, *, title=None, height=420):
         fig.add_trace(go.Scatter(
             x=true, y=values, mode="markers", name=label, showlegend=False,
             marker=dict(color=PALETTE[(k - 1) % len(PALETTE)], size=4, opacity=0.4),
-            hovertemplate="log ρ=%{x:.3f}<br>log ρ̂_E=%{y:.3f}<extra>" + label + "</extra>"), row=1, col=k)
-        fig.add_trace(go.Scatter(x=lim, y=lim, mode="lines", name="identity (ρ̂_E = ρ)", showlegend=(k == 1),
+            hovertemplate="log ρ=%{x:.3f}<br>log ρ̂<sub>E</sub>=%{y:.3f}<extra>" + label + "</extra>"), row=1, col=k)
+        fig.add_trace(go.Scatter(x=lim, y=lim, mode="lines", name="identity (ρ̂<sub>E</sub> = ρ)", showlegend=(k == 1),
                                  line=dict(color="#3B3B3B", dash="dash", width=1.5), hoverinfo="skip"),
                       row=1, col=k)
         fig.update_xaxes(title_text="true log ρ(y)", range=lim, constrain="domain", row=1, col=k)
-        fig.update_yaxes(title_text="estimated log ρ̂_E(y)", range=lim, constrain="domain",
+        fig.update_yaxes(title_text="estimated log ρ̂<sub>E</sub>(y)", range=lim, constrain="domain",
                          scaleanchor=f"x{'' if k == 1 else k}", scaleratio=1, row=1, col=k)
     fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.18, xanchor="center", x=0.5))
     return _layout(fig, title, height, bottom=80)
@@ -194,18 +194,26 @@ def objective_figure(histories, *, references=None, title=None, height=400):
     for k, (label, values) in enumerate(histories.items()):
         values = _vector(values, f"histories[{label!r}]")
         fig.add_trace(go.Scatter(
-            x=np.arange(1, len(values) + 1), y=values, mode="lines+markers", name=label,
-            line=dict(color=PALETTE[k % len(PALETTE)]),
+            x=np.arange(1, len(values) + 1), y=values, mode="lines+markers", name=label, zorder=1,
+            line=dict(color=PALETTE[k % len(PALETTE)], width=2.5),
+            marker=dict(symbol=("circle", "square", "diamond", "triangle-up")[k % 4], size=8,
+                        line=dict(color="white", width=1)),
             hovertemplate="epoch %{x}<br>objective %{y:.4f}<extra>" + label + "</extra>"))
     longest = max(len(v) for v in histories.values())
     for k, (label, value) in enumerate(dict(references or {}).items()):
+        # dashed, in colours no curve uses, and drawn over the curves: a curve lying on a
+        # reference line shows through its gaps. The value is written at its right end.
+        unused = [c for c in PALETTE if c not in PALETTE[:len(histories)]] or ["#8C8C8C"]
+        colour = unused[k % len(unused)]
         fig.add_trace(go.Scatter(x=[1, longest], y=[value, value], mode="lines", name=label, hoverinfo="skip",
-                                 line=dict(color=("#3B3B3B", "#888888", "#BBBBBB")[k % 3], dash=("dash", "dot")[k % 2],
-                                           width=1.5)))
+                                 zorder=2, line=dict(color=colour, dash=("dash", "dashdot")[k % 2], width=1.8)))
+        fig.add_annotation(x=longest, y=value, text=f"{value:.3g}", showarrow=False, xanchor="left", xshift=6,
+                           font=dict(size=11, color=colour))
     fig.update_xaxes(title_text="epoch")
     fig.update_yaxes(title_text="objective (mean over the epoch)")
     fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.2, xanchor="center", x=0.5))
-    return _layout(fig, title, height, bottom=100)
+    _layout(fig, title, height, bottom=100)
+    return fig.update_layout(margin_r=60)      # room for the reference values
 
 
 def class_ratio_figure(class_names, means, exact, *, title=None, height=420):
