@@ -13,7 +13,7 @@ from plotly.subplots import make_subplots
 
 from .experiments import QUESTIONS, STATISTICS
 from .explorer import describe_dre, describe_settings
-from .plotting.common import COLORS, STAT_COLORS, STAT_LABELS, STAT_SHORT
+from .plotting.common import COLORS, STAT_COLORS, STAT_LABELS, STAT_SHORT, plotly_text, readable_figure
 from .plotting.maps import RATIO_ZMAX, ratio_colorscale, ratio_heatmap, square_axes
 
 #: Width in pixels of the panel's figures in a live notebook (static snapshots fill their column).
@@ -73,7 +73,7 @@ def build_maps_figure(n):
     maps.update_yaxes(showticklabels=False, row=1, col=3)
     maps.update_layout(template="plotly_white", width=LIVE_WIDTH, height=400, margin=dict(l=50, r=30, t=100, b=45),
                        title=dict(text="Ratio maps", font_size=14))
-    return maps
+    return readable_figure(maps)
 
 
 def build_stats_figure():
@@ -124,7 +124,7 @@ def build_stats_figure():
         legend2=dict(orientation="v", x=0.3, xanchor="left", y=-0.19, yanchor="top", font_size=11,
                      tracegroupgap=0),
     )
-    return stats, hist_traces
+    return readable_figure(stats), hist_traces
 
 
 def draw_maps(fig, maps, s, N):
@@ -145,11 +145,11 @@ def draw_maps(fig, maps, s, N):
         trace.update(x=maps.xs, y=maps.ys, z=ratio.astype(np.float32))
     error = np.clip(np.nan_to_num(maps.error, nan=0.0, neginf=-limit, posinf=limit), -limit, limit)
     fig.data[2].update(x=maps.xs, y=maps.ys, z=error.astype(np.float32), zmin=-limit, zmax=limit,
-                       colorbar_title_text=err_title, colorbar_exponentformat="e")
+                       colorbar_title_text=plotly_text(err_title), colorbar_exponentformat="e")
     with fig.batch_update():
         for annotation, text in zip(fig.layout.annotations, titles):
-            annotation.update(text=text, font_size=13)
-        fig.layout.title.text = (f"Ratio maps as in Fig. 3<br><sup>{describe_settings(s)} · N = {N}, "
+            annotation.update(text=plotly_text(text), font_size=13)
+        fig.layout.title.text = plotly_text(f"Ratio maps as in Fig. 3<br><sup>{describe_settings(s)} · N = {N}, "
                                  f"{n} × {n} grid</sup>")
         square_axes(fig, s["dataset"], rows=1, cols=3, y_title_cols=(1, 2))
 
@@ -182,10 +182,10 @@ def draw_distributions(fig, hist_traces, s, result):
         titles.append(f"{q}<br><sup>KS = {result.ks[q, stat]:.3f}{extra}</sup>")
     with fig.batch_update():
         for annotation, text in zip(fig.layout.annotations[1:], titles):
-            annotation.text = text
+            annotation.text = plotly_text(text)
         for col in range(2, 5):
             fig.update_xaxes(title_text=STAT_LABELS[stat], row=1, col=col)
-        fig.layout.title.text = (f"KS statistics (as in Fig. 4) and the distributions behind them (Figs. 5, 6)<br>"
+        fig.layout.title.text = plotly_text(f"KS statistics (as in Fig. 4) and the distributions behind them (Figs. 5, 6)<br>"
                                  f"<sup>Q1 DRE approximation, Q2 fast deletion, Q3 deletion test · "
                                  f"histograms of {STAT_LABELS[stat]} over R = {s['R']} repeats<br>"
                                  f"{describe_settings(s)}</sup>")

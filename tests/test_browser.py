@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import http.server
 import os
+import re
 import threading
 from pathlib import Path
 from urllib.parse import urlparse
@@ -96,10 +97,15 @@ TEXT_JS = """() => Array.from(document.querySelectorAll('.js-plotly-plot')).map(
 }))"""
 
 
+#: An unbraced subscript shown as text: a letter (or ρ̂, σ) directly followed by "_" and a letter or
+#: digit, as in "σ_C", "Y_H0", "ρ̂_E" (plotly_text turns these into <sub> tags).
+UNBRACED_SUBSCRIPT = re.compile(r"(?<![A-Za-z0-9])[A-Za-z\u0370-\u03ff][\u0302\u0303\u0304]?'?_[A-Za-z0-9]")
+
+
 def raw_markup(texts, ticks):
-    """TeX a reader should not see in a figure: braced sub/superscripts, backslashes, SI-prefix
-    ticks such as "100µ" (read as a unit, not as 1e-4)."""
-    bad = [t for t in texts if "_{" in t or "^{" in t or "\\" in t]
+    """TeX a reader should not see in a figure: braced sub/superscripts, unbraced subscripts
+    ("σ_C"), backslashes, SI-prefix ticks such as "100µ" (read as a unit, not as 1e-4)."""
+    bad = [t for t in texts if "_{" in t or "^{" in t or "\\" in t or UNBRACED_SUBSCRIPT.search(t)]
     bad += [t for t in ticks if t.rstrip().endswith(("µ", "μ"))]
     return list(dict.fromkeys(bad))
 

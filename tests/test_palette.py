@@ -50,8 +50,12 @@ def test_palettes_of_the_plotting_modules_are_the_neutrals():
 
     assert theory.PALETTE == common.NEUTRALS
     assert vdm.PALETTE == common.NEUTRALS
-    assert style._PALETTE == common.NEUTRALS
+    assert set(style._PALETTE) <= set(common.NEUTRALS)
     assert not any(_near_reserved(c) for c in style.STATISTIC_COLORS.values())
+    # one colour per statistic, none shared with another statistic, a critical line or another curve
+    colours = list(style.STATISTIC_COLORS.values())
+    assert set(colours) <= set(common.NEUTRALS) and len(set(colours)) == len(colours)
+    assert style._CRITICAL_COLOR not in colours and not set(style._PALETTE) & set(colours)
 
 
 def _sources():

@@ -202,7 +202,32 @@ def test_plotly_text_turns_tex_marks_into_what_plotly_shows():
 
     assert plotly_text("c_{N−N'} and x^{2}") == "c<sub>N−N'</sub> and x<sup>2</sup>"
     assert plotly_text("X \\ X'") == "X ∖ X'"
-    assert plotly_text("ρ̂_E") == "ρ̂_E" and plotly_text(None) is None
+    assert plotly_text("ρ̂_E") == "ρ̂<sub>E</sub>" and plotly_text(None) is None
+    assert plotly_text("σ_C = 0.1, Y_H0, c_N, n_null") == "σ<sub>C</sub> = 0.1, Y<sub>H0</sub>, c<sub>N</sub>, n<sub>null</sub>"
+    # hover-template variables, HTML tags and longer identifiers stay as they are
+    assert plotly_text("%{customdata[0]}<extra>x_1</extra> max_k") == "%{customdata[0]}<extra>x<sub>1</sub></extra> max_k"
+
+
+def test_readable_figure_reaches_every_text_a_reader_sees():
+    import plotly.graph_objects as go
+
+    from gendel.plotting.common import _readable, readable_figure
+
+    fig = go.Figure(go.Scatter(x=[0, 1], y=[0, 1], name="σ_C", legendgrouptitle_text="Y_D",
+                               hovertemplate="%{x}<extra>σ_C</extra>"))
+    fig.add_trace(go.Table(header=dict(values=["σ_A"]), cells=dict(values=[["c_N"]])))
+    fig.update_layout(title="Y_H0", xaxis=dict(title="ρ̂_E", tickvals=[0], ticktext=["σ_C"]),
+                      annotations=[dict(text="c_N", x=0, y=0)],
+                      sliders=[dict(currentvalue=dict(prefix="σ_C = "), steps=[dict(label="σ_C = 0.1", method="skip")])],
+                      updatemenus=[dict(buttons=[dict(label="σ_A", method="skip")])])
+    readable_figure(fig)
+    texts = [fig.data[0].name, fig.data[0].legendgrouptitle.text, fig.data[1].header.values[0],
+             fig.data[1].cells.values[0][0], fig.layout.title.text, fig.layout.xaxis.title.text,
+             fig.layout.xaxis.ticktext[0], fig.layout.annotations[0].text, fig.layout.sliders[0].currentvalue.prefix,
+             fig.layout.sliders[0].steps[0].label, fig.layout.updatemenus[0].buttons[0].label]
+    assert all("_" not in t and "<sub>" in t for t in texts), texts
+    assert fig.data[0].hovertemplate == "%{x}<extra>σ_C</extra>"
+    assert _readable(fig.to_dict())["layout"]["title"]["text"] == "Y<sub>H0</sub>"
 
 
 def test_raw_markup_check_of_the_browser_tests_can_fail():

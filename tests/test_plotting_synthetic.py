@@ -93,7 +93,7 @@ def test_bandwidth_maps_bottom_row_follows_sigma_and_matches_top_row_at_sigma_a(
     lams = (0.6, 0.8)
     fig = S.bandwidth_maps_figure("ckb8", lams=lams, sigmas=sigmas, initial_sigma=0.05, N=80, resolution=10)
     assert len(fig.data) == 2 * len(lams)
-    check_slider_labels(fig, sigmas, "σ_C = ")
+    check_slider_labels(fig, sigmas, "σ<sub>C</sub> = ")
     top = [np.asarray(fig.data[i].z) for i in range(len(lams))]
     by_step = [[decode(spec) for spec in st.args[0]["z"]] for st in slider(fig).steps]
     assert all(list(st.args[1]) == [2, 3] for st in slider(fig).steps)
@@ -139,7 +139,7 @@ def test_ks_curve_slider_moves_markers_to_the_ks_values(kbc, question):
     fig = S.ks_curve_figure(kbc, question, "LR", initial_sigma=0.125)
     n = len(LAMS)
     assert len(fig.data) == n + n + 2 * n  # lines, rings, two violins per lambda
-    check_slider_labels(fig, SIGMAS, "σ_C = ")
+    check_slider_labels(fig, SIGMAS, "σ<sub>C</sub> = ")
     assert slider(fig).active == 2
     ks = kbc.ks(question, "LR")
     for line, row in zip(fig.data[:n], ks):

@@ -125,11 +125,12 @@ class _BookRenderer(MimetypeRenderer):
 
     The book loads plotly.js once per page (see ``book/_ext/plotly_js.py``) instead of inlining
     4.6 MB of JavaScript into every page, and the figure's float64 arrays are written as float32
-    (:func:`compact_figure`).
+    (:func:`compact_figure`). Every text a reader sees passes through :func:`plotly_text`
+    (:func:`readable_figure`), so no ``σ_C`` or ``c_{N}`` reaches a page.
     """
 
     def to_mimebundle(self, fig_dict):
-        html = pio.to_html(compact_figure(fig_dict), include_plotlyjs=False, full_html=False, config=CONFIG, validate=False,
+        html = pio.to_html(compact_figure(_readable(fig_dict)), include_plotlyjs=False, full_html=False, config=CONFIG, validate=False,
                            post_script=FIT_TO_COLUMN_JS)
         return {"text/html": _unescape_base64(html)}
 
@@ -158,21 +159,33 @@ pio.renderers[BOOK_RENDERER] = _BookRenderer()
 
 
 _BRACED = re.compile(r"([_^])\{([^{}]*)\}")
+#: An unbraced subscript: one letter (Latin or Greek, possibly with a combining hat/tilde/bar and
+#: a prime) that does not end a longer word, ``_``, and a token of at most three letters/digits.
+_UNBRACED = re.compile(r"(?<![A-Za-z0-9_])([A-Za-z\u0370-\u03ff][\u0302\u0303\u0304]?'?)_([A-Za-z0-9]{1,4})(?![A-Za-z0-9_{])")
+#: What plotly_text leaves alone: hover-template variables (``%{customdata[0]}``) and HTML tags.
+_VERBATIM = re.compile(r"(%\{[^}]*\}|<[^>]*>)")
 
 
 def plotly_text(text):
     """Text for a plotly title, legend entry or axis title with TeX-like marks made readable.
 
-    Plotly shows text, not TeX: ``c_{N−N'}`` would appear with its braces. Braced sub- and
-    superscripts become plotly's ``<sub>``/``<sup>`` tags, and a set difference written
-    ``X \\ X'`` becomes ``X ∖ X'``. ``None`` passes through.
+    Plotly shows text, not TeX: ``c_{N−N'}`` would appear with its braces, ``σ_C`` with its
+    underscore. Braced sub- and superscripts, and an unbraced ``_`` after a single letter followed
+    by a short token (``σ_C``, ``Y_H0``, ``ρ̂_E``), become plotly's ``<sub>``/``<sup>`` tags, and a
+    set difference written ``X \\ X'`` becomes ``X ∖ X'``. Hover-template variables
+    (``%{customdata[0]}``) and HTML tags (``<extra>``) are left as they are; ``None`` passes
+    through.
 
     Examples
     --------
     >>> plotly_text("4(c_N + c_{N−N'} − 2)")
-    "4(c_N + c<sub>N−N'</sub> − 2)"
+    "4(c<sub>N</sub> + c<sub>N−N'</sub> − 2)"
     >>> plotly_text("‖ρ̂_E p̂ − p̂'‖_{1,p̂} on X \\\\ X'")
-    "‖ρ̂_E p̂ − p̂'‖<sub>1,p̂</sub> on X ∖ X'"
+    "‖ρ̂<sub>E</sub> p̂ − p̂'‖<sub>1,p̂</sub> on X ∖ X'"
+    >>> plotly_text("σ_C = 0.1, Y_H0 vs Y_D")
+    'σ<sub>C</sub> = 0.1, Y<sub>H0</sub> vs Y<sub>D</sub>'
+    >>> plotly_text("x_i = %{customdata[0]}<extra>max_k</extra>")
+    'x<sub>i</sub> = %{customdata[0]}<extra>max_k</extra>'
     """
     if text is None:
         return None
@@ -180,8 +193,74 @@ def plotly_text(text):
         kind = "sub" if match.group(1) == "_" else "sup"
         return f"<{kind}>{match.group(2)}</{kind}>"
 
-    text = _BRACED.sub(tag, str(text))
-    return text.replace(" \\ ", " ∖ ")
+    parts = _VERBATIM.split(str(text))
+    for i in range(0, len(parts), 2):  # even entries: text outside templates and tags
+        parts[i] = _UNBRACED.sub(r"\1<sub>\2</sub>", _BRACED.sub(tag, parts[i]))
+    return "".join(parts).replace(" \\ ", " ∖ ")
+
+
+#: Keys whose string values a reader sees (titles, names, labels, annotation and tick texts).
+_TEXT_KEYS = {"text", "name", "label", "prefix", "suffix", "ticktext", "title", "title.text", "title_text"}
+#: Keys never rewritten: hover templates, data, and the HTML of a figure's template.
+_SKIP_KEYS = {"hovertemplate", "texttemplate", "customdata", "x", "y", "z", "template", "meta", "uirevision"}
+
+
+def _readable(obj, key=None):
+    """``obj`` (plotly JSON) with :func:`plotly_text` applied to every reader-visible string."""
+    if isinstance(obj, dict):
+        out = {}
+        for k, v in obj.items():
+            if k in _SKIP_KEYS:
+                out[k] = v
+            elif k in _TEXT_KEYS and isinstance(v, str):
+                out[k] = plotly_text(v)
+            elif (k in _TEXT_KEYS or (k == "values" and key in ("header", "cells"))) and isinstance(v, (list, tuple)):
+                out[k] = [plotly_text(e) if isinstance(e, str) else
+                          [plotly_text(c) if isinstance(c, str) else c for c in e] if isinstance(e, (list, tuple)) else e
+                          for e in v]
+            else:
+                out[k] = _readable(v, k)
+        return out
+    if isinstance(obj, (list, tuple)):
+        return [_readable(v, key) for v in obj]
+    return obj
+
+
+def readable_figure(fig):
+    """``fig`` with :func:`plotly_text` applied to every text a reader sees, returned.
+
+    Covers figure, axis, legend and colour-bar titles, trace names and legend-group titles,
+    annotation texts, slider step labels and current-value prefix, update-menu labels (and what
+    their buttons set), tick texts, and table headers and cells, in the layout and in every
+    animation frame. Hover templates are left as they are. A ``go.Figure`` or ``FigureWidget`` is
+    changed in place; a figure dict is returned rewritten.
+
+    Examples
+    --------
+    >>> import plotly.graph_objects as go
+    >>> fig = go.Figure(go.Scatter(x=[0, 1], y=[0, 1], name="σ_C = 0.1", hovertemplate="%{x}<extra></extra>"))
+    >>> fig = readable_figure(fig.update_layout(title="Y_H0 vs Y_D", xaxis_title="c_{N−N'}"))
+    >>> fig.data[0].name, fig.layout.title.text, fig.layout.xaxis.title.text
+    ('σ<sub>C</sub> = 0.1', 'Y<sub>H0</sub> vs Y<sub>D</sub>', "c<sub>N−N'</sub>")
+    >>> fig.data[0].hovertemplate
+    '%{x}<extra></extra>'
+    """
+    if isinstance(fig, dict):
+        return _readable(fig)
+    keep = ("name", "legendgrouptitle", "header", "cells", "colorbar", "dimensions")
+    for trace in fig.data:  # trace by trace: a FigureWidget's batch_update would null untouched keys
+        raw = {k: trace[k] for k in keep if k in trace and trace[k] is not None}
+        new = _readable({k: v.to_plotly_json() if hasattr(v, "to_plotly_json") else v for k, v in raw.items()})
+        changed = {k: v for k, v in new.items() if v != (raw[k].to_plotly_json() if hasattr(raw[k], "to_plotly_json")
+                                                          else raw[k])}
+        if changed:
+            trace.update(changed)
+    layout = fig.layout.to_plotly_json()
+    layout.pop("template", None)
+    fig.layout.update(_readable(layout))
+    if fig.frames:
+        fig.frames = [_readable(f.to_plotly_json()) for f in fig.frames]
+    return fig
 
 
 def configure_renderer():

@@ -16,7 +16,7 @@ from plotly.subplots import make_subplots
 
 from .._validation import check_points
 from ..data import check_dataset
-from .common import COLORS
+from .common import COLORS, readable_figure
 from .maps import RATIO_ZMAX, ratio_heatmap, square_axes
 
 #: Clock-face names of the eight MoG-8 directions theta_i = 2 pi i / 8, i = 0..7.
@@ -150,7 +150,7 @@ def rejection_sampling_figure(X, deleted, proposals, accepted, proportions, *, d
         legend=dict(orientation="h", yanchor="top", y=-0.2, xanchor="center", x=0.5),
         margin=dict(l=60, r=20, t=90 if title else 50, b=110),
     )
-    return fig
+    return readable_figure(fig)
 
 
 def _wrap_title(text, width=22):
@@ -221,7 +221,7 @@ def ratio_map_grid_figure(maps, dataset, *, cols=3, zmax=RATIO_ZMAX, title=None,
     ...         for s in (0.2, 0.4)]
     >>> fig = ratio_map_grid_figure(maps, "mog8")
     >>> len(fig.data), [a.text for a in fig.layout.annotations]     # one colour bar for both
-    (2, ['KBC, σ_C = 0.2', 'KBC, σ_C = 0.4'])
+    (2, ['KBC, σ<sub>C</sub> = 0.2', 'KBC, σ<sub>C</sub> = 0.4'])
     >>> fig.data[0].zmax == RATIO_ZMAX                              # the book's one ratio scale
     True
     """
@@ -249,7 +249,7 @@ def ratio_map_grid_figure(maps, dataset, *, cols=3, zmax=RATIO_ZMAX, title=None,
         title=dict(text=title) if title else None,
         margin=dict(l=60, r=20, t=100 if title else 50, b=50),
     )
-    return fig
+    return readable_figure(fig)
 
 
 __all__ = ["MAX_MAP_POINTS", "SECTOR_LABELS", "mog8_sector", "ratio_map_grid_figure", "rejection_sampling_figure",

@@ -7,6 +7,7 @@ import plotly.graph_objects as go
 
 from ..data import EXTENT, check_dataset
 from ..experiments import evaluate_on_grid
+from .common import readable_figure
 
 
 #: Upper end of the one colour scale [0, RATIO_ZMAX] of every ratio map in the book and the
@@ -88,6 +89,9 @@ def ratio_heatmap(xs, ys, ratio, *, zmax=RATIO_ZMAX, showscale=True, name="ratio
 def square_axes(fig, dataset, rows=1, cols=1, *, y_title_cols=None):
     """Equal aspect ratio, the data set's window and the titles x₁, x₂ on every subplot of ``fig``.
 
+    The tick labels stand a few pixels off the axes, so that the x and y labels of the shared
+    corner (−2 and −2) do not run together.
+
     ``y_title_cols`` restricts the x₂ title to these columns (default: all), for figures where a
     colour bar sits in the gap before a column.
 
@@ -116,8 +120,9 @@ def square_axes(fig, dataset, rows=1, cols=1, *, y_title_cols=None):
                     continue
                 anchor = sub.yaxis.anchor
             cell = dict(row=r, col=c) if sub is not None else {}
-            fig.update_xaxes(range=[x0, x1], constrain="domain", title_text="x₁", title_standoff=2, **cell)
+            fig.update_xaxes(range=[x0, x1], constrain="domain", title_text="x₁", title_standoff=2,
+                             ticklabelstandoff=3, **cell)
             fig.update_yaxes(range=[y0, y1], constrain="domain", scaleanchor=anchor, scaleratio=1,
                              title_text="x₂" if y_title_cols is None or c in y_title_cols else None,
-                             title_standoff=2, **cell)
-    return fig
+                             title_standoff=2, ticklabelstandoff=5, **cell)
+    return readable_figure(fig)

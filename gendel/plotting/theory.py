@@ -14,7 +14,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from .. import claims as _claims
-from .common import NEUTRALS, plotly_text, rgba
+from .common import NEUTRALS, plotly_text, readable_figure, rgba
 
 #: Colours for curves that are not one of the three models (greys, purples, dark reds).
 PALETTE = NEUTRALS
@@ -45,7 +45,7 @@ def add_measured(fig, x, y, *, name, colour, band=None, row=None, col=None, show
     name = plotly_text(name)
     fig.add_trace(go.Scatter(x=x, y=np.asarray(y, dtype=float), mode=mode, name=name, legendgroup=name,
                              showlegend=showlegend, line=dict(color=colour, width=2), marker=dict(size=6)), **kw)
-    return fig
+    return readable_figure(fig)
 
 
 def add_bound(fig, x, y, *, name, colour, dash="dash", row=None, col=None, showlegend=True, width=2, opacity=1.0):
@@ -69,7 +69,7 @@ def add_bound(fig, x, y, *, name, colour, dash="dash", row=None, col=None, showl
     fig.add_trace(go.Scatter(x=np.asarray(x, dtype=float), y=np.asarray(y, dtype=float), mode="lines", name=name,
                              legendgroup=name, showlegend=showlegend, opacity=opacity,
                              line=dict(color=colour, width=width, dash=dash)), **kw)
-    return fig
+    return readable_figure(fig)
 
 
 def figure(title, *, rows=1, cols=1, subplot_titles=None, height=430, width=None, **kwargs):
@@ -90,7 +90,7 @@ def figure(title, *, rows=1, cols=1, subplot_titles=None, height=430, width=None
                       legend=dict(orientation="h", yanchor="top", y=-0.2, x=0.0, font=dict(size=12)))
     if width is not None:
         fig.update_layout(width=width)
-    return fig
+    return readable_figure(fig)
 
 
 def axes(fig, *, x, y, log_x=False, log_y=False, row=None, col=None):
@@ -107,7 +107,7 @@ def axes(fig, *, x, y, log_x=False, log_y=False, row=None, col=None):
     # exponent ticks (1e-4), not SI prefixes (100µ) that read as units
     fig.update_xaxes(title_text=plotly_text(x), type="log" if log_x else "linear", exponentformat="e", **kw)
     fig.update_yaxes(title_text=plotly_text(y), type="log" if log_y else "linear", exponentformat="e", **kw)
-    return fig
+    return readable_figure(fig)
 
 
 def _html(text):

@@ -19,6 +19,7 @@ import plotly.graph_objects as go
 
 from ...calibration import PowerResult, _oriented, check_alpha, critical_value, rejects
 from ...deletion_test import STATISTIC_LABELS, STATISTICS
+from ..common import readable_figure
 from .style import (_CRITICAL_COLOR, _REGION_FILL, ALTERNATIVE_COLOR, NULL_COLOR, STATISTIC_AXIS, _number,
                     _percent, _title)
 
@@ -212,7 +213,7 @@ def decision_figure(null, alternative, *, critical=None, direction, statistic, m
         subtitle = _decision_subtitle(statistic, m, alpha, numbers, direction)
     _decision_layout(fig, title or "The deletion test as a decision", subtitle, statistic, x_range, y_range,
                      slider=False, subtitle_lines=subtitle.count("<br>") + 1)
-    return fig
+    return readable_figure(fig)
 
 
 def _decision_layout(fig, title, subtitle, statistic, x_range, y_range, *, slider, subtitle_lines=2):
@@ -313,7 +314,7 @@ def decision_slider_figure(frames, *, title=None, active=0, bins=40):
         active=int(active), steps=steps, x=0.0, len=1.0, y=-_AXIS_H / _PLOT_H, yanchor="top",
         pad=dict(t=4, b=0, l=0, r=0), currentvalue=dict(prefix=prefix, font=dict(size=13)),
         font=dict(size=11))])
-    return fig
+    return readable_figure(fig)
 
 
 __all__ = ["decision_figure", "decision_frame", "decision_slider_figure"]

@@ -18,7 +18,8 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ...calibration import PowerResult, _oriented, check_alpha
-from .style import _CRITICAL_COLOR, _bottom_legend, _color, _name, _rgba, _title, _top
+from ..common import readable_figure
+from .style import _CRITICAL_COLOR, _bottom_legend, _color, _name, _rgba, _statistic, _title, _top, _variant
 
 
 def _power_points(results, x):
@@ -110,7 +111,8 @@ def power_figure(curves, *, alpha, x="m", log_x=None, title=None, subtitle=None,
                                  legendgroup=str(label), name=f"{_name(label)} 95 % interval"))
         fig.add_trace(go.Scatter(
             x=xs, y=rate, mode="lines+markers", name=_name(label), legendgroup=str(label),
-            line=dict(color=color, width=2.5), marker=dict(size=7, color=color),
+            line=dict(color=color, width=2.5, dash="dash" if _variant(label) else "solid"),
+            marker=dict(size=7, color=color, symbol="circle-open" if _variant(label) else "circle"),
             customdata=np.column_stack([low, high]),
             hovertemplate=(f"{x} = %{{x:g}}: rate %{{y:.3f}} (95 %: %{{customdata[0]:.3f}}–%{{customdata[1]:.3f}})"
                            f"<extra>{_name(label)}</extra>")))
@@ -133,7 +135,7 @@ def power_figure(curves, *, alpha, x="m", log_x=None, title=None, subtitle=None,
         ticks = sorted(set(all_x))
         if len(ticks) <= 10:
             fig.update_xaxes(tickvals=ticks, ticktext=[f"{t:g}" for t in ticks])
-    return fig
+    return readable_figure(fig)
 
 
 def roc_curve(null, alternative, direction):
@@ -215,7 +217,7 @@ def roc_figure(pairs, *, title=None, subtitle=None):
         yaxis=dict(title=dict(text="true positive rate (power)", standoff=6), range=[-0.01, 1.01],
                    scaleanchor="x", scaleratio=1, constrain="domain"),
     )
-    return fig
+    return readable_figure(fig)
 
 
 def _infer_n_null(p_values):
@@ -259,7 +261,7 @@ def pvalue_figure(mc, asymptotic, *, labels=None, n_null=None, alpha=None, p_min
     --------
     >>> fig = pvalue_figure([0.01, 0.5], [0.001, 0.4], n_null=99)
     >>> fig.data[-1].name
-    'Monte-Carlo floor 1/(1 + n_null) = 1/100 = 0.01'
+    'Monte-Carlo floor 1/(1 + n<sub>null</sub>) = 1/100 = 0.01'
     """
     if isinstance(mc, dict) != isinstance(asymptotic, dict):
         raise TypeError("mc and asymptotic must both be arrays or both be dicts label -> array")
@@ -292,7 +294,11 @@ def pvalue_figure(mc, asymptotic, *, labels=None, n_null=None, alpha=None, p_min
     fig = go.Figure()
     smallest = min(min(float(np.maximum(b, p_min).min()), float(a.min())) for a, b in check.values())
     lo = min(floor, smallest) / 2.0
+    seen = set()  # a statistic's second series (another m) gets open markers in the same colour
     for i, (k, (a, b)) in enumerate(check.items()):
+        stat = _statistic(k)
+        hollow = stat is not None and stat in seen
+        seen.add(stat)
         clipped = b < p_min
         shown = np.where(clipped, p_min, b)
         text = texts.get(k)
@@ -302,7 +308,9 @@ def pvalue_figure(mc, asymptotic, *, labels=None, n_null=None, alpha=None, p_min
         fig.add_trace(go.Scatter(
             x=shown, y=a, mode="markers", name=name,
             marker=dict(color=_color(k, i + 1 if len(check) == 1 else i), size=8, opacity=0.75,
-                        symbol=np.where(clipped, "triangle-down", "circle"), line=dict(width=0.5, color="white")),
+                        symbol=np.where(clipped, "triangle-down", "circle") if not hollow else
+                        np.where(clipped, "triangle-down-open", "circle-open"),
+                        line=dict(width=1.5 if hollow else 0.5, color=None if hollow else "white")),
             text=None if text is None else list(text),
             hovertemplate=("%{text}<br>" if text is not None else "")
             + "asymptotic p = %{x:.3g}<br>Monte-Carlo p = %{y:.3g}<extra></extra>", zorder=1))
@@ -329,7 +337,7 @@ def pvalue_figure(mc, asymptotic, *, labels=None, n_null=None, alpha=None, p_min
         yaxis=dict(title=dict(text="Monte-Carlo p-value (log scale)", standoff=6), type="log", range=decades,
                    scaleanchor="x", scaleratio=1, constrain="domain", **_log_ticks(lo)),
     )
-    return fig
+    return readable_figure(fig)
 
 
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")

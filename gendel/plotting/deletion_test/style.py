@@ -13,12 +13,15 @@ from ...deletion_test import STATISTIC_LABELS
 from ..common import COLORS, NEUTRALS, rgba
 
 #: One colour per statistic of :data:`gendel.deletion_test.STATISTICS` (lines of power and ROC
-#: figures). LR and ASC (log t) keep the colours of the §5.1 chapter (``STAT_COLORS``).
+#: figures). LR and ASC (log t) keep the colours of the §5.1 chapter (``STAT_COLORS``); dark red
+#: is kept for critical values and rejection regions, so Hellinger is brown here. A curve of the
+#: same statistic under other settings ("MMD² (h = 0.3)", "LR, m = 200") keeps the statistic's
+#: colour and is drawn dashed or with open markers.
 STATISTIC_COLORS = {
     "lr": "#3B3B3B",
     "asc-log": "#7B4F9D",
     "asc-tlogt": "#CC79A7",
-    "asc-hellinger": "#B2182B",
+    "asc-hellinger": "#6B4423",
     "mmd": "#1F4E9C",
 }
 
@@ -36,7 +39,8 @@ STATISTIC_AXIS = {
 NULL_COLOR, ALTERNATIVE_COLOR = COLORS["H0"], COLORS["H1"]
 _REGION_FILL = "rgba(214, 39, 40, 0.10)"
 _CRITICAL_COLOR = "#B2182B"
-_PALETTE = NEUTRALS
+#: Colours for curves that are no statistic: the neutrals no statistic and no critical line uses.
+_PALETTE = tuple(c for c in NEUTRALS if c not in STATISTIC_COLORS.values() and c != _CRITICAL_COLOR)
 
 
 def _title(main, detail=None):
@@ -61,13 +65,32 @@ def _number(x):
     return f"{x:.4g}".replace("-", "−")
 
 
-def _color(label, i):
+def _statistic(label):
+    """The statistic a curve label names (``"lr"``, ``"LR"``, ``"LR, m = 20"``, ``"MMD² (h = 0.3)"``), or None.
+
+    Examples
+    --------
+    >>> _statistic("ASC (log t), m = 200"), _statistic("MMD² (h = 0.3)"), _statistic("tests")
+    ('asc-log', 'mmd', None)
+    """
+    label = str(label)
     if label in STATISTIC_COLORS:
-        return STATISTIC_COLORS[label]
-    by_name = {v: k for k, v in STATISTIC_LABELS.items()}
-    if label in by_name:
-        return STATISTIC_COLORS[by_name[label]]
-    return _PALETTE[i % len(_PALETTE)]
+        return label
+    for key, name in STATISTIC_LABELS.items():
+        if label == name or label.startswith((name + ",", name + " ")):
+            return key
+    return None
+
+
+def _variant(label):
+    """Whether ``label`` names a statistic under other settings than its plain name."""
+    key = _statistic(label)
+    return key is not None and str(label) not in (key, STATISTIC_LABELS[key])
+
+
+def _color(label, i):
+    key = _statistic(label)
+    return STATISTIC_COLORS[key] if key is not None else _PALETTE[i % len(_PALETTE)]
 
 
 def _name(label):

@@ -17,7 +17,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from ...experiments import QUESTIONS, STATISTICS
-from ..common import LAMBDA_COLORS, NEUTRALS, STAT_LABELS, STAT_SHORT
+from ..common import LAMBDA_COLORS, NEUTRALS, STAT_LABELS, STAT_SHORT, readable_figure
 from ._common import (_check_question, _family, _finite, _k_ticks, _label_values, _legend_name, _question_sides,
                       _title, _top_legend, _violin, _x_title, VIOLIN_RANGE)
 from .settings import DATASET_LABELS, FAMILY_LABELS, sample_color
@@ -136,12 +136,19 @@ def ks_curve_figure(kbc_sweep, question, stat="LR", *, initial_sigma=None, refer
         legend=_top_legend(640),
         sliders=[slider(steps, "σ_C = ", active, y=-0.11, pad_t=10)],
     )
-    return fig
+    return readable_figure(fig)
+
+
+_REFERENCE_NAME = "critical value of the KS test, 5 %"
 
 
 def _reference_line(fig, value, **where):
-    fig.add_hline(y=float(value), line=dict(color="#555555", dash="dash", width=1), annotation_text="KS test, 5 %",
-                  annotation_position="top right", annotation_font_size=10, **where)
+    """The KS test's 5 % critical value as a dashed line, named in the legend (once), not over the data."""
+    line = dict(color="#555555", dash="dash", width=1)
+    fig.add_hline(y=float(value), line=line, **where)
+    if not any(t.name == _REFERENCE_NAME for t in fig.data):
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", line=line, name=_REFERENCE_NAME, hoverinfo="skip"),
+                      **where)
 
 
 def ks_panels_figure(sweep_, question, stats=STATISTICS, *, title=None, reference=None):
@@ -196,7 +203,7 @@ def ks_panels_figure(sweep_, question, stats=STATISTICS, *, title=None, referenc
         title = _title(title)
     fig.update_layout(title=title, height=300 * rows + 100, margin=dict(l=60, r=20, t=90, b=40))
     fig.update_annotations(font_size=13)
-    return fig
+    return readable_figure(fig)
 
 
 def variation_figure(variations, question, stat="LR"):
@@ -237,7 +244,7 @@ def variation_figure(variations, question, stat="LR"):
     st = next(iter(variations.values())).results[0][0].settings
     fig.add_vline(x=st["sigma_a"], line=dict(color="grey", dash="dot"))
     fig.update_layout(
-        title=_title(f"Appendix D, panel (a): KS of {question}, other m, N, R",
+        title=_title(f"KS of {question} under other m, N, R (Appendix D)",
                      f"{_question_sides(question)} ({STAT_SHORT[stat]}); "
                      f"{DATASET_LABELS.get(st['dataset'], st['dataset'])}, λ = {st['lam']:g}, KBC"),
         xaxis_title="KBC bandwidth σ_C", yaxis=dict(title=f"KS statistic ({question}, {STAT_SHORT[stat]})",
@@ -247,7 +254,7 @@ def variation_figure(variations, question, stat="LR"):
         height=540, margin=dict(l=60, r=20, t=80, b=140),
         legend=dict(orientation="h", x=0.0, xanchor="left", y=-62.0 / (540 - 80 - 140), yanchor="top"),
     )
-    return fig
+    return readable_figure(fig)
 
 
 __all__ = ["ks_curve_figure", "ks_panels_figure", "variation_figure"]

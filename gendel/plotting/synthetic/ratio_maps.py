@@ -19,7 +19,7 @@ from plotly.subplots import make_subplots
 from ...data import check_dataset, density
 from ...dre import make_dre
 from ...experiments import LAMBDAS, SIGMA_C, setup
-from ..common import COLORS
+from ..common import COLORS, readable_figure
 from ..maps import RATIO_ZMAX, ratio_colorscale, square_axes
 from ._common import _grid, _title
 from .settings import DATASET_LABELS, MAP_DRES, N, SEED, SIGMA_A
@@ -248,7 +248,7 @@ def bandwidth_maps_figure(dataset, *, lams=LAMBDAS, sigmas=SIGMA_C, initial_sigm
     for c in range(2, n + 1):
         fig.update_yaxes(showticklabels=False, row=1, col=c)
         fig.update_yaxes(showticklabels=False, row=2, col=c)
-    return fig
+    return readable_figure(fig)
 
 
 __all__ = ["bandwidth_maps_figure", "ratio_maps_figure", "setup_figure", "true_density_figure"]

@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from ...experiments import QUESTIONS
-from ..common import LAMBDA_COLORS, STAT_SHORT, rgba
+from ..common import LAMBDA_COLORS, STAT_SHORT, readable_figure, rgba
 from ._common import (_check_question, _family, _finite, _k_ticks, _label_values, _legend_name, _question_sides,
                       _title, _top_legend, _x_title)
 from .settings import DATASET_LABELS, FAMILY_LABELS, sample_color
@@ -30,8 +30,8 @@ def ridgeline_figure(sweeps, question, stats=("LR", "tlogt"), *, lams=None, init
     the densities (Gaussian KDE, Silverman bandwidth) of the two distributions that ``question``
     compares, as outlines in the paper's colours over light fills, on one scale per row, and
     writes their KS statistic right of the panel. Each density falls to zero at both ends. The x
-    axis spans the 0.5 %-99.5 % quantiles of every curve of the panel with a margin; when samples
-    lie beyond it, the axis title says which share. A panel whose values are all positive and
+    axis spans the 1 %-99 % quantiles of the panel's samples pooled, with a margin (one wide row
+    does not squeeze the others); when samples lie beyond it, the axis title says how many. A panel whose values are all positive and
     whose rows differ widely in spread gets a log x axis (see :func:`_log_axis`). Repeats whose
     statistic is -inf (a zero ratio, possible for kNN DREs) are counted on the row, not drawn.
 
@@ -157,7 +157,7 @@ def ridgeline_figure(sweeps, question, stats=("LR", "tlogt"), *, lams=None, init
         sliders=[slider(steps, "λ = ", active, y=-88.0 / plot_h, pad_t=0)],
     )
     fig.update_annotations(font_size=13, selector=dict(xref="paper"))  # the subplot titles
-    return fig
+    return readable_figure(fig)
 
 
 #: Evaluation points of each density curve: at least ``_PER_BANDWIDTH`` per KDE bandwidth, and
@@ -172,9 +172,10 @@ _UNIT = 1000
 _PEAK = 0.85
 #: Fill opacity of the densities; the solid outline in the model's colour carries the colour code,
 #: so two overlapping fills stay apart instead of mixing into a third colour.
-_FILL_OPACITY = 0.15
-#: Share of each curve's samples kept inside the axis range on each side (0.5 % and 99.5 % quantiles).
-_BULK = 0.005
+_FILL_OPACITY = 0.10
+#: Share of a panel's samples (all its curves pooled) that may lie beyond each end of the axis
+#: before the margin (1 % and 99 % quantiles); the axis title states how many do.
+_BULK = 0.01
 
 
 _rgba = rgba
@@ -223,9 +224,9 @@ def _step_curves(sweeps, panels, log_ticks, rows_now, families, sides):
 
     Returns ``(curves, ranges)``: one ``(x0, dx, uint16 codes)`` per trace, in the figure's trace
     order, and one ``([lo, hi], (samples beyond, samples))`` per panel. Log panels work in log10 units.
-    The axis of a panel spans the 0.5 %-99.5 % quantiles of each of its curves with a 5 % margin,
-    or less where every sample's kernel ends sooner; a curve cut by the axis ends one grid step
-    outside it, so that no closing line shows.
+    The axis of a panel spans the 1 %-99 % quantiles of all its samples pooled with a 5 % margin;
+    a side beyond which no sample lies extends to where the curves fall to zero. A curve cut by
+    the axis ends one grid step outside it, so that no closing line shows.
     """
     row_now = dict(zip(families, rows_now))
     curves, ranges = [], []
@@ -237,12 +238,18 @@ def _step_curves(sweeps, panels, log_ticks, rows_now, families, sides):
         flat = [v for row in vals for v in row if v.size]
         hs = [[_bandwidth(v) if v.size else 1.0 for v in row] for row in vals]
         if flat:
-            bulk_lo = min(float(np.quantile(v, _BULK)) for v in flat)
-            bulk_hi = max(float(np.quantile(v, 1 - _BULK)) for v in flat)
-            reach_lo = min(float(v.min()) - 4 * h for row, hr in zip(vals, hs) for v, h in zip(row, hr) if v.size)
-            reach_hi = max(float(v.max()) + 4 * h for row, hr in zip(vals, hs) for v, h in zip(row, hr) if v.size)
+            pooled = np.concatenate(flat)  # the bulk of the panel: one wide row cannot squeeze the others
+            bulk_lo, bulk_hi = (float(q) for q in np.quantile(pooled, [_BULK, 1 - _BULK]))
+            ends = [_density(v, h, float(v.min()) - 4 * h, float(v.max()) + 4 * h)[:2]
+                    for row, hr in zip(vals, hs) for v, h in zip(row, hr) if v.size]
+            reach_lo, reach_hi = min(a for a, _ in ends), max(b for _, b in ends)
             pad = 0.05 * (bulk_hi - bulk_lo) if bulk_hi > bulk_lo else (reach_hi - reach_lo) / 2
             lo, hi = max(reach_lo, bulk_lo - pad), min(reach_hi, bulk_hi + pad)
+            # a side beyond which no sample lies shows the curves down to zero
+            if not any((v < lo).any() for v in flat):
+                lo = reach_lo
+            if not any((v > hi).any() for v in flat):
+                hi = reach_hi
             clipped = (sum(int(((v < lo) | (v > hi)).sum()) for v in flat), sum(v.size for v in flat))
         else:
             lo, hi, clipped = 0.0, 1.0, (0, 0)
@@ -375,7 +382,7 @@ def acceptance_figure(sweeps_by_dataset):
                                    f"{sw.results[0][0].settings['m'] * sw.results[0][0].settings['R']} "
                                    "accepted samples per point"),
                       height=300 * len(datasets) + 110, margin=dict(l=60, r=20, t=90, b=40))
-    return fig
+    return readable_figure(fig)
 
 
 __all__ = ["acceptance_figure", "ridgeline_figure"]
