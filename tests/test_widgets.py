@@ -302,7 +302,7 @@ def test_live_ks_off_keeps_the_old_statistics_and_says_so(panel):
     np.testing.assert_array_equal(ks_bars(panel), bars)
     assert "not updated" in panel.status.value
     panel.set(statistic="log")  # redrawn from the old statistics, and titled with their setting
-    assert "σ_C = 0.100" in panel.stats_figure.layout.title.text
+    assert "σ<sub>C</sub> = 0.100" in panel.stats_figure.layout.title.text
     panel.set(live_ks=True)
     assert panel.n_ks_runs_ == runs + 1
     assert "ready" in panel.status.value
