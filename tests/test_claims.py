@@ -593,7 +593,7 @@ def _page_rule_q3(sweeps, ns, ks_critical):
     v = S.claim_verdict(sum(n4.values()), 2 * nk)
     rows.append(["4. KBC generally comparable to kNN", "App. D.1",
                  "; ".join(f"{name[d]}: medians within 0.1 at {n4[d]}/{nk} λ (KBC − kNN: "
-                           + ", ".join(f"{g:+.2f}" for g in gaps[d]) + ")" for d in DATASETS), v])
+                           + ", ".join(f"{g:+.3f}" for g in gaps[d]) + ")" for d in DATASETS), v])
     verdicts["kbc_knn"] = v
 
     # 5. CKB-8 harder (less separation)

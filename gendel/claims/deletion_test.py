@@ -111,7 +111,7 @@ def q3_kbc_knn(kbc, knn, *, lambdas, knn_lambdas, tolerance=0.1):
     # in floating point) is within it
     n4 = {d: sum(abs(g) <= tolerance + 1e-9 for g in gaps[d]) for d in knn}
     numbers = "; ".join(f"{name(d)}: medians within {tolerance:g} at {n4[d]}/{nk} λ (KBC − kNN: "
-                        + ", ".join(f"{g:+.2f}" for g in gaps[d]) + ")" for d in knn)
+                        + ", ".join(f"{g:+.3f}" for g in gaps[d]) + ")" for d in knn)
     details = {"kbc_ahead": int(sum(g > 0 for d in knn for g in gaps[d])), "n_cases_knn": len(knn) * nk,
                "max_gap": float(max(abs(g) for d in knn for g in gaps[d]))}
     return Claim("kbc_knn", "KBC generally comparable to kNN", "App. D.1", numbers,
