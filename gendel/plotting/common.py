@@ -159,9 +159,10 @@ pio.renderers[BOOK_RENDERER] = _BookRenderer()
 
 
 _BRACED = re.compile(r"([_^])\{([^{}]*)\}")
-#: An unbraced subscript: one letter (Latin or Greek, possibly with a combining hat/tilde/bar and
-#: a prime) that does not end a longer word, ``_``, and a token of at most three letters/digits.
-_UNBRACED = re.compile(r"(?<![A-Za-z0-9_])([A-Za-z\u0370-\u03ff][\u0302\u0303\u0304]?'?)_([A-Za-z0-9]{1,4})(?![A-Za-z0-9_{])")
+#: An unbraced subscript: one letter (Latin or Greek, possibly with a combining hat/tilde/bar, a
+#: prime and a ²) that does not end a longer word, or one of the names ASC, MMD, Var, KL, LR; then
+#: ``_`` and a token of at most four letters/digits (Latin or Greek) or ``*``.
+_UNBRACED = re.compile(r"(?<![A-Za-z0-9_])((?:ASC|MMD|Var|KL|LR)²?|[A-Za-z\u0370-\u03ff][\u0302\u0303\u0304]?'?²?)_([A-Za-z0-9\u0370-\u03ff]{1,4}|\*)(?![A-Za-z0-9_{])")
 #: What plotly_text leaves alone: hover-template variables (``%{customdata[0]}``) and HTML tags.
 _VERBATIM = re.compile(r"(%\{[^}]*\}|<[^>]*>)")
 
@@ -184,6 +185,8 @@ def plotly_text(text):
     "‖ρ̂<sub>E</sub> p̂ − p̂'‖<sub>1,p̂</sub> on X ∖ X'"
     >>> plotly_text("σ_C = 0.1, Y_H0 vs Y_D")
     'σ<sub>C</sub> = 0.1, Y<sub>H0</sub> vs Y<sub>D</sub>'
+    >>> plotly_text("ρ_* = p_*'/p_*, ASC_φ, MMD²_u")
+    "ρ<sub>*</sub> = p<sub>*</sub>'/p<sub>*</sub>, ASC<sub>φ</sub>, MMD²<sub>u</sub>"
     >>> plotly_text("x_i = %{customdata[0]}<extra>max_k</extra>")
     'x<sub>i</sub> = %{customdata[0]}<extra>max_k</extra>'
     """
