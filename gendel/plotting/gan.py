@@ -6,7 +6,6 @@ Every function takes numbers computed by :mod:`gendel.gan.report` or stored in r
 
 from __future__ import annotations
 
-import re
 
 import numpy as np
 import plotly.graph_objects as go
@@ -15,13 +14,13 @@ from plotly.subplots import make_subplots
 from ..gan.report import MODEL_NAMES as _MODEL_NAMES
 from ..gan.report import bound_label_distribution, deleted_labels
 from ..images import CLASS_NAMES
-from .common import COLORS
+from .common import COLORS, plotly_text
 
 DATASET_NAMES = {"mnist": "MNIST", "fashion-mnist": "Fashion-MNIST"}
 MODEL_COLORS = {"pre": COLORS["H0"], "re": COLORS["H1"], "approx": COLORS["D"]}
 STAT_NAMES = {"LR": "LR(Y, ρ̂<sub>E</sub>)", "ASC log": "ASC, φ(t) = log t", "ASC tlogt": "ASC, φ(t) = t log t"}
 #: The model names of :data:`gendel.gan.report.MODEL_NAMES` with HTML subscripts, for figure text.
-MODEL_NAMES = {k: re.sub(r"_(\w)", r"<sub>\1</sub>", v) for k, v in _MODEL_NAMES.items()}
+MODEL_NAMES = {k: plotly_text(v) for k, v in _MODEL_NAMES.items()}
 STAT_SHORT = {"LR": "LR", "ASC log": "ASC (φ = log t)", "ASC tlogt": "ASC (φ = t log t)"}
 
 
