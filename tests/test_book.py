@@ -162,6 +162,25 @@ def test_no_glue_in_view(book_html, page):
 
 
 @pytest.mark.parametrize("page", PAGES)
+def test_no_raw_subscripts_in_text(book_html, page):
+    """Prose and printed tables read as text, not TeX: outside code and math, no ``_{``, ``^{``
+    and no unbraced subscript such as ``ρ̂_E`` or ``σ_C`` (tables printed by page code go through
+    ``gendel.plotting.common.markdown_table`` / ``markdown_text``)."""
+    from gendel.plotting.common import _UNBRACED
+
+    html = page_html(book_html, page)
+    article = html.select_one("article") or html
+    article = bs4.BeautifulSoup(str(article), "html.parser")  # a copy: soup() is cached
+    for node in article.select("pre, code, script, style, .math, .cell_input, .highlight, svg"):
+        node.decompose()
+    text = article.get_text(" ")
+    found = sorted({m.group(0) for m in _UNBRACED.finditer(text)} | ({"_{"} if "_{" in text else set())
+                   | ({"^{"} if "^{" in text else set()))
+    assert not found, (f"{page}: raw subscripts in the text a reader sees: {found[:12]}; write "
+                       "<sub>…</sub>, math, or pass the text through gendel.plotting.common.markdown_text")
+
+
+@pytest.mark.parametrize("page", PAGES)
 def test_plotly_js_is_served_once_from_static(book_html, page):
     html = page_html(book_html, page)
     if not html.select(".plotly-graph-div"):

@@ -291,8 +291,32 @@ def configure_renderer():
     return pio.renderers.default
 
 
+#: What markdown_text leaves alone: code spans, inline and display math, HTML tags.
+_MARKDOWN_VERBATIM = re.compile(r"(`[^`]*`|\$\$.*?\$\$|\$[^$]*\$|<[^>]*>)", re.S)
+
+
+def markdown_text(text):
+    """Markdown text with the subscripts of :func:`plotly_text` written as HTML ``<sub>`` tags.
+
+    A table printed by a page's code is Markdown, not TeX: ``ρ̂_E`` would show its underscore.
+    Code spans (`` `n_null` ``) and math (``$\\hat\\rho_E$``) are left as they are.
+
+    Examples
+    --------
+    >>> from gendel.plotting.common import markdown_text
+    >>> markdown_text("KS of ρ̂_E at σ_C = 0.1; `n_null` and $Y_{H0}$ unchanged")
+    'KS of ρ̂<sub>E</sub> at σ<sub>C</sub> = 0.1; `n_null` and $Y_{H0}$ unchanged'
+    """
+    parts = _MARKDOWN_VERBATIM.split(str(text))
+    for i in range(0, len(parts), 2):  # even entries: plain Markdown text
+        parts[i] = plotly_text(parts[i])
+    return "".join(parts)
+
+
 def markdown_table(header, rows, formats=None):
     """A Markdown table of computed values, for ``IPython.display.Markdown`` in a page.
+
+    Header and cells go through :func:`markdown_text`, so ``σ_C`` reads as σ<sub>C</sub>.
 
     Parameters
     ----------
@@ -316,7 +340,7 @@ def markdown_table(header, rows, formats=None):
     | 0.5 | 0.91 |
     | 0.9 | 0.50 |
     """
-    header = [str(h).replace("|", "\\|") for h in header]
+    header = [markdown_text(h).replace("|", "\\|") for h in header]
     formats = list(formats) if formats is not None else [None] * len(header)
     if len(formats) != len(header):
         raise ValueError(f"got {len(formats)} formats for {len(header)} columns")
@@ -325,6 +349,6 @@ def markdown_table(header, rows, formats=None):
         row = list(row)
         if len(row) != len(header):
             raise ValueError(f"every row needs {len(header)} cells; got {len(row)}: {row!r}")
-        cells = [format(v, f) if f else str(v) for v, f in zip(row, formats)]
+        cells = [markdown_text(format(v, f) if f else str(v)) for v, f in zip(row, formats)]
         lines.append("| " + " | ".join(c.replace("|", "\\|").replace("\n", " ") for c in cells) + " |")
     return "\n".join(lines)
