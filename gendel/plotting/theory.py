@@ -85,7 +85,10 @@ def figure(title, *, rows=1, cols=1, subplot_titles=None, height=430, width=None
     if subplot_titles is not None:
         subplot_titles = [plotly_text(t) for t in subplot_titles]
     fig = make_subplots(rows=rows, cols=cols, subplot_titles=subplot_titles, **kwargs)
-    fig.update_layout(title=dict(text=plotly_text(title), x=0.01, xanchor="left", font=dict(size=15)), height=height,
+    # the title hangs from the top of the figure, so that a title of several lines grows into the top
+    # margin and never onto the subplot titles just above the plot area
+    fig.update_layout(title=dict(text=plotly_text(title), x=0.01, xanchor="left", y=1, yref="container", yanchor="top",
+                                 pad=dict(t=10), font=dict(size=15)), height=height,
                       margin=dict(l=70, r=30, t=80 if subplot_titles else 60, b=60),
                       legend=dict(orientation="h", yanchor="top", y=-0.2, x=0.0, font=dict(size=12)))
     if width is not None:

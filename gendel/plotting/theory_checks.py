@@ -20,7 +20,7 @@ def power_table(checks):
 
     Parameters
     ----------
-    checks : sequence of gendel.theory.moments.BoundCheck
+    checks : sequence of gendel.theory.bound_checks.BoundCheck
         Checks of one theorem on the same test draws (e.g. from
         :func:`gendel.theory.consistency.lr_rc_checks`).
 
@@ -32,15 +32,15 @@ def power_table(checks):
     Examples
     --------
     >>> import numpy as np
-    >>> from gendel.theory.moments import BoundCheck
+    >>> from gendel.theory.bound_checks import BoundCheck
     >>> from gendel.plotting.theory_checks import power_table
     >>> x = np.linspace(0, 1, 100)[None, :]
     >>> print(power_table([BoundCheck("x ≤ c_{N}", "x", [1], [1.0], x, 0.1),
     ...                    BoundCheck("x ≤ c_{N} / 10", "x", [1], [0.1], x, 0.1)]))
     | statement | what is compared | result | verdict |
     |---|---|---|---|
-    | x ≤ c<sub>N</sub> | x | 0% of draws above the bound at N = 1 (at most 27% if true) | holds |
-    | x ≤ c<sub>N</sub> / 10 | x | 90% of draws above the bound at N = 1 (at most 27% if true) | rejected |
+    | x ≤ c<sub>N</sub> | x | 0% of draws above the bound at N = 1 (a true statement allows up to 27%) | holds |
+    | x ≤ c<sub>N</sub> / 10 | x | 90% of draws above the bound at N = 1 (a true statement allows up to 27%) | rejected |
     """
     checks = list(checks)
     if not checks:

@@ -13,8 +13,9 @@ consistency  repeated-draw experiments on the circle for Thms. 1, 2, 4, 5, 7 and
              checks of Thms. 7 and 8(1) with constants from independent calibration draws
 stability    the LBLI constant of a Gaussian KDE (Thm. 3), rays that show it is not US or DP,
              and leave-one-out ratios for error stability (Thm. 6)
-moments      means and variances of LR and ASC under H0 and H1 (Appendix C.1, C.2), and bounds
-             checked on held-out draws with their power against wrong statements (BoundCheck)
+moments      means and variances of LR and ASC under H0 and H1 (Appendix C.1, C.2)
+bound_checks bounds checked on held-out draws, with their power against wrong statements
+             (BoundCheck, also importable from moments)
 mmd          closed-form MMD^2 between Gaussian KDEs, the U-statistic variance terms and the
              concentration bound of Appendix C.3
 vdm          the variational objective of the KL-based DRE (eq. 7, Example 3) on a finite space

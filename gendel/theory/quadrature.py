@@ -344,7 +344,7 @@ class MeanCheck:
         """The worst case, in words."""
         k = int(np.argmax(np.abs(self.z)))
         return (f"mean off its target by {abs(self.z[k]):.1f} standard errors at {self.cases[k]} "
-                f"(at most {Z_MEAN:g} if true)")
+                f"(a true statement stays within {Z_MEAN:g})")
 
     def row(self):
         """[statement, what is compared, result, verdict]: one row of a power table."""
