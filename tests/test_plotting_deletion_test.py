@@ -105,9 +105,12 @@ def test_decision_figure_places_the_critical_value_and_prints_its_rates(gaussian
     assert percents(hist_alt.name)[0] == pytest.approx(np.mean(p_alt <= alpha), abs=5e-4)
     # printed type-I error = P(p <= alpha) under H0 for a continuous statistic: floor(alpha (n+1)) / (n+1)
     assert percents(hist_null.name)[0] == pytest.approx(np.floor(alpha * 400) / 400, abs=5e-4)
-    # both histograms are probability densities: area 1
-    for hist in (hist_null, hist_alt):
-        assert np.sum(np.asarray(hist.y) * hist.width) == pytest.approx(1.0)
+    # both histograms are probability densities: area 1 (the null as bars, the alternative as a
+    # step outline whose area is the trapezoid integral of its path)
+    assert hist_null.type == "bar" and hist_alt.type == "scatter"
+    assert np.sum(np.asarray(hist_null.y) * hist_null.width) == pytest.approx(1.0)
+    x, y = np.asarray(hist_alt.x), np.asarray(hist_alt.y)
+    assert np.sum(np.diff(x) * (y[1:] + y[:-1]) / 2) == pytest.approx(1.0)
 
 
 def test_decision_figure_counts_minus_infinity_without_drawing_it(gaussian):

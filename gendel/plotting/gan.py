@@ -14,11 +14,11 @@ from plotly.subplots import make_subplots
 from ..gan.report import MODEL_NAMES as _MODEL_NAMES
 from ..gan.report import bound_label_distribution, deleted_labels
 from ..images import CLASS_NAMES
-from .common import COLORS, plotly_text
+from .common import COLORS, plotly_text, readable_figure, rgba
 
 DATASET_NAMES = {"mnist": "MNIST", "fashion-mnist": "Fashion-MNIST"}
 MODEL_COLORS = {"pre": COLORS["H0"], "re": COLORS["H1"], "approx": COLORS["D"]}
-STAT_NAMES = {"LR": "LR(Y, ρ̂<sub>E</sub>)", "ASC log": "ASC, φ(t) = log t", "ASC tlogt": "ASC, φ(t) = t log t"}
+STAT_NAMES = {"LR": "LR(Y, ρ̂_E)", "ASC log": "ASC, φ(t) = log t", "ASC tlogt": "ASC, φ(t) = t log t"}
 #: The model names of :data:`gendel.gan.report.MODEL_NAMES` with HTML subscripts, for figure text.
 MODEL_NAMES = {k: plotly_text(v) for k, v in _MODEL_NAMES.items()}
 STAT_SHORT = {"LR": "LR", "ASC log": "ASC (φ = log t)", "ASC tlogt": "ASC (φ = t log t)"}
@@ -34,6 +34,23 @@ def setting_name(setting, lam):
     'even-0.7'
     """
     return f"{setting}-{lam:g}"
+
+
+def profile_label(name, results):
+    """A profile's name with the hardware its results ran on, short: ``"gpu (H100)"``.
+
+    Examples
+    --------
+    >>> from gendel.plotting.gan import profile_label
+    >>> profile_label("gpu", [{"hardware": {"device": "NVIDIA H100 80GB HBM3", "device_type": "cuda"}}])
+    'gpu (H100)'
+    >>> profile_label("quick", [{"hardware": {"device": "CPU (x86_64)", "device_type": "cpu"}}])
+    'quick (CPU)'
+    """
+    hardware = results[0]["hardware"]
+    if hardware.get("device_type") == "cpu":
+        return f"{name} (CPU)"
+    return f"{name} ({hardware['device'].removeprefix('NVIDIA ').split()[0]})"
 
 
 def _tile(images, cols):
@@ -78,7 +95,7 @@ def sample_grid_figure(grids, *, cols=8, title="", subtitle=""):
         fig.update_yaxes(visible=False, scaleanchor=f"x{j if j > 1 else ''}", scaleratio=1, row=1, col=j)
     text = title + (f"<br><sup>{subtitle}</sup>" if subtitle else "")
     fig.update_layout(height=300, margin=dict(l=10, r=10, t=80, b=10), title=dict(text=text, font_size=14))
-    return fig
+    return readable_figure(fig)
 
 
 def _bar_traces(fig, mean, sem, classes, *, row=None, col=None, showlegend=True, models=("pre", "re", "approx")):
@@ -128,18 +145,22 @@ def label_bars_figure(summaries, *, title, subtitle=""):
         _shade_deleted(fig, s.setting, row=i, col=1)
         names = CLASS_NAMES[s.dataset]
         fig.update_xaxes(tickmode="array", tickvals=list(range(10)),
-                         ticktext=[name.replace("/", "/<br>") if len(name) > 6 else name for name in names],
+                         ticktext=list(names),   # one line each: a rotated two-line label reads backwards
                          title_text="label (shaded: the labels X′ was drawn from)", row=i, col=1)
         fig.update_yaxes(title_text="fraction of samples", rangemode="tozero", row=i, col=1)
     text = title + (f"<br><sup>{subtitle}</sup>" if subtitle else "")
     fig.update_layout(barmode="group", height=height, margin=dict(l=60, r=20, t=top, b=bottom), bargap=0.18,
                       title=dict(text=text, font_size=14, y=1 - 12 / height, yanchor="top"),
                       legend=dict(orientation="h", yanchor="bottom", y=1 + 38 / plot_h, x=0))
-    return fig
+    return readable_figure(fig)
 
 
 def statistics_figure(values, ks, *, stats=("LR", "ASC log", "ASC tlogt"), title, subtitle=""):
     """Histograms of LR and ASC of ρ̂_E under H0 (Y ∼ p̂) and H1 (Y ∼ p̂′) (Fig. 7(c), App. E).
+
+    One row per deletion set, headed by its name; one column per statistic, titled with the
+    statistic and its KS. H0 is drawn as filled bars, H1 as an outline (a step line), so that
+    where the two overlap each keeps its colour.
 
     Parameters
     ----------
@@ -156,37 +177,50 @@ def statistics_figure(values, ks, *, stats=("LR", "ASC log", "ASC tlogt"), title
     >>> key = ("mnist", "even", 0.7)
     >>> values = {key: {"LR": (rng.normal(0.0, 1.0, 50), rng.normal(3.0, 1.0, 50))}}
     >>> fig = statistics_figure(values, {key: {"LR": 0.9}}, stats=("LR",), title="Fig. 7(c)")
-    >>> len(fig.data), fig.layout.annotations[0].text        # histograms under H0 and H1
-    (2, 'MNIST even-0.7: LR(Y, ρ̂<sub>E</sub>)<br>KS = 0.90')
+    >>> [t.type for t in fig.data], [a.text for a in fig.layout.annotations]   # H0 bars, H1 outline
+    (['bar', 'scatter'], ['LR<br>KS = 0.90', '<b>MNIST, even-0.7</b>'])
     """
     keys = list(values)
     n = len(keys)
-    panel, gap, top, bottom = 250, 120, 150, 60        # pixels
+    panel, gap, top, bottom = 250, 120, 170, 40        # pixels
     height = top + bottom + n * panel + (n - 1) * gap
     plot_h = height - top - bottom
     fig = make_subplots(rows=n, cols=len(stats), horizontal_spacing=0.08,
                         vertical_spacing=gap / plot_h if n > 1 else 0,
-                        subplot_titles=[f"{DATASET_NAMES[d]} {setting_name(s, lam)}: {STAT_NAMES[st]}<br>"
-                                        f"KS = {ks[(d, s, lam)][st]:.2f}" for (d, s, lam) in keys for st in stats])
+                        subplot_titles=[f"{STAT_SHORT[st]}<br>KS = {ks[key][st]:.2f}" for key in keys for st in stats])
+    fig.update_annotations(font_size=11)
+    hypotheses = (("H0", "Y_H0 ∼ p̂ (H0)"), ("H1", "Y_H1 ∼ p̂′ (H1)"))
     for i, key in enumerate(keys, start=1):
         for j, st in enumerate(stats, start=1):
-            h0, h1 = values[key][st]
+            h0, h1 = (np.asarray(v, dtype=float) for v in values[key][st])
             lo, hi = float(min(h0.min(), h1.min())), float(max(h0.max(), h1.max()))
-            size = (hi - lo) / 30 or 1e-3
-            for name, v, hyp in (("Y<sub>H0</sub> ∼ p̂ (H0)", h0, "H0"), ("Y<sub>H1</sub> ∼ p̂′ (H1)", h1, "H1")):
-                fig.add_trace(go.Histogram(x=v, name=name, marker_color=COLORS[hyp], opacity=0.65,
-                                           xbins=dict(start=lo, end=hi + size, size=size), legendgroup=hyp,
-                                           showlegend=i == 1 and j == 1,
-                                           hovertemplate="%{x}: %{y}<extra>" + name + "</extra>"),
-                              row=i, col=j)
-            fig.update_xaxes(title_text=STAT_SHORT[st], row=i, col=j, nticks=4)
-            fig.update_yaxes(title_text="repeats" if j == 1 else None, row=i, col=j)
+            edges = np.linspace(lo, hi, 31) if hi > lo else np.array([lo - 1e-3, lo + 1e-3])
+            for (hyp, name), v in zip(hypotheses, (h0, h1)):
+                counts, _ = np.histogram(v, bins=edges)
+                common = dict(name=plotly_text(name), legendgroup=hyp, showlegend=i == 1 and j == 1,
+                              hovertemplate="%{x:.4g}: %{y}<extra>" + plotly_text(name) + "</extra>")
+                if hyp == "H0":      # filled bars
+                    fig.add_trace(go.Bar(x=(edges[:-1] + edges[1:]) / 2, y=counts, width=np.diff(edges),
+                                         marker=dict(color=rgba(COLORS[hyp], 0.45),
+                                                     line=dict(color=COLORS[hyp], width=1)), **common),
+                                  row=i, col=j)
+                else:                # outline only
+                    xs = np.repeat(edges, 2)
+                    ys = np.concatenate([[0], np.repeat(counts, 2), [0]])
+                    fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", line=dict(color=COLORS[hyp], width=2),
+                                             **common), row=i, col=j)
+            fig.update_xaxes(row=i, col=j, nticks=4)
+            fig.update_yaxes(title_text="repeats" if j == 1 else None, rangemode="tozero", row=i, col=j)
+        d, s, lam = key
+        axis = fig.get_subplot(i, 1).yaxis.domain
+        fig.add_annotation(text=f"<b>{DATASET_NAMES[d]}, {setting_name(s, lam)}</b>", x=0, xref="paper",
+                           xanchor="left", y=axis[1], yref="paper", yanchor="bottom", yshift=36, showarrow=False,
+                           font_size=13)
     text = title + (f"<br><sup>{subtitle}</sup>" if subtitle else "")
-    fig.update_layout(barmode="overlay", height=height, margin=dict(l=60, r=20, t=top, b=bottom),
+    fig.update_layout(barmode="overlay", bargap=0, height=height, margin=dict(l=60, r=20, t=top, b=bottom),
                       title=dict(text=text, font_size=14, y=1 - 12 / height, yanchor="top"),
-                      legend=dict(orientation="h", yanchor="bottom", y=1 + 48 / plot_h, x=0))
-    fig.update_annotations(font_size=11)
-    return fig
+                      legend=dict(orientation="h", yanchor="bottom", y=1 + 70 / plot_h, x=0))
+    return readable_figure(fig)
 
 
 def bound_slider_figure(results, bounds=(1.0, 1.05, 1.1, 1.2, 1.3, 1.5, 2.0, 3.0, 5.0, 10.0), *, title):
@@ -252,4 +286,4 @@ def bound_slider_figure(results, bounds=(1.0, 1.05, 1.1, 1.2, 1.3, 1.5, 2.0, 3.0
     )
     fig.update_xaxes(title_text="label")
     fig.update_yaxes(title_text="fraction of samples", rangemode="tozero")
-    return fig
+    return readable_figure(fig)

@@ -20,7 +20,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .common import NEUTRALS
+from .common import NEUTRALS, plotly_text, readable_figure
 
 #: A colour per curve or bar group, in the order the estimators are given.
 PALETTE = NEUTRALS
@@ -45,7 +45,7 @@ def _nonempty(mapping, name, what):
 def _layout(fig, title, height, top=90, bottom=60):
     fig.update_layout(height=height, title=dict(text=title) if title else None,
                       margin=dict(l=60, r=20, t=top if title else 50, b=bottom))
-    return fig
+    return readable_figure(fig)     # ρ̂_E in titles and names reads as ρ̂<sub>E</sub>
 
 
 def log_ratio_scatter_figure(true, estimates, *, title=None, height=420):
@@ -151,7 +151,7 @@ def log_ratio_maps_figure(xs, ys, maps, *, zmax=None, title=None, height=360):
     for k, (name, z) in enumerate(grids, start=1):
         fig.add_trace(go.Heatmap(
             x=xs, y=ys, z=z.astype(np.float32), coloraxis="coloraxis", name=name,
-            hovertemplate="x₁=%{x:.2f}<br>x₂=%{y:.2f}<br>log ρ=%{z:.3f}<extra>" + name + "</extra>"),
+            hovertemplate="x₁=%{x:.2f}<br>x₂=%{y:.2f}<br>log ρ=%{z:.3f}<extra>" + plotly_text(name) + "</extra>"),
             row=1, col=k)
         fig.update_xaxes(title_text="x₁", range=[xs[0], xs[-1]], constrain="domain", row=1, col=k)
         fig.update_yaxes(title_text="x₂" if k == 1 else None, range=[ys[0], ys[-1]], constrain="domain",
@@ -213,7 +213,7 @@ def objective_figure(histories, *, references=None, title=None, height=400):
     fig.update_yaxes(title_text="objective (mean over the epoch)")
     fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.2, xanchor="center", x=0.5))
     _layout(fig, title, height, bottom=100)
-    return fig.update_layout(margin_r=60)      # room for the reference values
+    return readable_figure(fig.update_layout(margin_r=60))      # room for the reference values
 
 
 def class_ratio_figure(class_names, means, exact, *, title=None, height=420):
@@ -251,7 +251,7 @@ def class_ratio_figure(class_names, means, exact, *, title=None, height=420):
     for k, (label, values) in enumerate(means.items()):
         values = _vector(values, f"means[{label!r}]", len(names))
         fig.add_trace(go.Bar(x=names, y=values, name=label, marker_color=PALETTE[k % len(PALETTE)],
-                             hovertemplate="%{x}: mean ρ̂_E = %{y:.3f}<extra>" + label + "</extra>"))
+                             hovertemplate="%{x}: mean ρ̂<sub>E</sub> = %{y:.3f}<extra>" + label + "</extra>"))
     fig.add_trace(go.Scatter(x=names, y=exact, mode="markers", name="exact class-level ratio",
                              marker=dict(symbol="line-ew-open", size=34, color="#111111",
                                          line=dict(width=3, color="#111111")),

@@ -74,7 +74,7 @@ def decision_frame(test, power, *, label=None, null=None):
 
 
 def _decision_parts(null, alternative, *, critical, direction, statistic, m, alpha, power, bins, null_label,
-                    alternative_label):
+                    alternative_label, alternative_color=ALTERNATIVE_COLOR):
     """The four traces of a decision figure, their axis ranges and the numbers they show."""
     if statistic not in STATISTICS:
         raise ValueError(f"statistic must be one of {STATISTICS}; got {statistic!r}")
@@ -118,7 +118,7 @@ def _decision_parts(null, alternative, *, critical, direction, statistic, m, alp
 
     traces, ys = [], []
     sides = ((null, null_label, NULL_COLOR, f"type-I error {_percent(type_one)} ≤ α", "H0"),
-             (alternative, alternative_label, ALTERNATIVE_COLOR, power_text, "alternative"))
+             (alternative, alternative_label, alternative_color, power_text, "alternative"))
     for values, label, color, what, group in sides:
         f = values[np.isfinite(values)]
         counts, _ = np.histogram(f, bins=edges)
@@ -126,10 +126,17 @@ def _decision_parts(null, alternative, *, critical, direction, statistic, m, alp
         ys.append(density)
         off = values.size - f.size
         extra = f"; {off} at {'−∞' if np.all(values[~np.isfinite(values)] < 0) else '±∞'} not drawn" if off else ""
-        traces.append(go.Bar(
-            x=centers, y=density, width=width, name=f"{label}: {what}{extra}", marker=dict(color=color, line_width=0),
-            opacity=0.6, legendgroup=group,
-            hovertemplate=f"%{{x:.4g}}: density %{{y:.3g}}<extra>{label}</extra>"))
+        hover = f"%{{x:.4g}}: density %{{y:.3g}}<extra>{label}</extra>"
+        if group == "H0":  # pale bars
+            traces.append(go.Bar(
+                x=centers, y=density, width=width, name=f"{label}: {what}{extra}", marker=dict(color=color, line_width=0),
+                opacity=0.45, legendgroup=group, hovertemplate=hover))
+        else:  # the same histogram as a step outline, so that the overlap mixes no third colour
+            xs = np.concatenate([edges[:1], np.repeat(edges[1:-1], 2), edges[-1:]])
+            traces.append(go.Scatter(
+                x=np.concatenate([xs[:1], xs, xs[-1:]]), y=np.concatenate([[0], np.repeat(density, 2), [0]]),
+                mode="lines", line=dict(color=color, width=2), name=f"{label}: {what}{extra}", legendgroup=group,
+                hovertemplate=hover))
     y_top = 1.08 * max(float(max(y.max() for y in ys)), 1e-12)
 
     c_shown = min(max(critical, x_range[0]), x_range[1])  # ±∞ at the edge of the plot
@@ -156,7 +163,8 @@ def _decision_subtitle(statistic, m, alpha, numbers, direction):
 
 
 def decision_figure(null, alternative, *, critical=None, direction, statistic, m, alpha, power=None, title=None,
-                    subtitle=None, bins=40, null_label="H0: Y ∼ p̂", alternative_label="H1: Y ∼ p̂′"):
+                    subtitle=None, bins=40, null_label="H0: Y ∼ p̂", alternative_label="H1: Y ∼ p̂′",
+                    alternative_color=ALTERNATIVE_COLOR):
     """The deletion test as a decision: null and alternative statistics, c, power, type-I error.
 
     Two overlaid histograms on a probability-density scale (each normalised by all its values,
@@ -191,6 +199,10 @@ def decision_figure(null, alternative, *, critical=None, direction, statistic, m
         Histogram bins over the common range of both samples.
     null_label, alternative_label : str
         Names of the two sides in the legend.
+    alternative_color : str, optional
+        Colour of the alternative's outline: the re-trained model's green by default; the
+        approximated model's light blue when the alternative is sampled by Alg. 1. The null is
+        drawn as pale bars, the alternative as a step outline, so their overlap mixes no colour.
 
     Returns
     -------
@@ -202,12 +214,13 @@ def decision_figure(null, alternative, *, critical=None, direction, statistic, m
     >>> rng = np.random.default_rng(0)
     >>> fig = decision_figure(rng.normal(size=199), rng.normal(2.0, 1.0, 100), direction=1, statistic="lr",
     ...                       m=50, alpha=0.05)
-    >>> [trace.type for trace in fig.data]  # two histograms, the rejection region, c
-    ['bar', 'bar', 'scatter', 'scatter']
+    >>> [trace.type for trace in fig.data]  # null bars, alternative outline, the rejection region, c
+    ['bar', 'scatter', 'scatter', 'scatter']
     """
     traces, x_range, y_range, numbers = _decision_parts(
         null, alternative, critical=critical, direction=direction, statistic=statistic, m=m, alpha=alpha,
-        power=power, bins=bins, null_label=null_label, alternative_label=alternative_label)
+        power=power, bins=bins, null_label=null_label, alternative_label=alternative_label,
+        alternative_color=alternative_color)
     fig = go.Figure(traces)
     if subtitle is None:
         subtitle = _decision_subtitle(statistic, m, alpha, numbers, direction)
@@ -245,7 +258,8 @@ def decision_slider_figure(frames, *, title=None, active=0, bins=40):
         One per step, with keys ``label`` (e.g. ``"m = 100"``), ``null``, ``alternative``,
         ``critical`` (None: computed), ``direction``, ``statistic``, ``m``, ``alpha`` and
         ``power`` (None, a float or a PowerResult), e.g. from :func:`decision_frame`;
-        optionally ``null_label`` and ``alternative_label`` (legend names). When all labels
+        optionally ``null_label``, ``alternative_label`` (legend names) and ``alternative_color``
+        (see :func:`decision_figure`). When all labels
         read ``"<name> = <value>"`` with one name, the slider shows the values and the name
         once.
     title : str, optional
@@ -287,7 +301,8 @@ def decision_slider_figure(frames, *, title=None, active=0, bins=40):
         traces, x_range, y_range, numbers = _decision_parts(
             fr["null"], fr["alternative"], critical=fr.get("critical"), direction=fr["direction"],
             statistic=fr["statistic"], m=fr["m"], alpha=fr["alpha"], power=fr.get("power"), bins=bins,
-            null_label=fr.get("null_label", "H0: Y ∼ p̂"), alternative_label=fr.get("alternative_label", "H1: Y ∼ p̂′"))
+            null_label=fr.get("null_label", "H0: Y ∼ p̂"), alternative_label=fr.get("alternative_label", "H1: Y ∼ p̂′"),
+            alternative_color=fr.get("alternative_color", ALTERNATIVE_COLOR))
         for t in traces:
             t.visible = i == active
             fig.add_trace(t)
