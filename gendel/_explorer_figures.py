@@ -13,14 +13,18 @@ from plotly.subplots import make_subplots
 
 from .experiments import QUESTIONS, STATISTICS
 from .explorer import describe_dre, describe_settings
-from .plotting.common import COLORS, STAT_COLORS, STAT_LABELS, STAT_SHORT, plotly_text, readable_figure
+from .plotting.common import STAT_COLORS, STAT_LABELS, STAT_SHORT, plotly_text, readable_figure, rgba
 from .plotting.maps import RATIO_ZMAX, ratio_colorscale, ratio_heatmap, square_axes
+from .plotting.synthetic.settings import sample_color
 
 #: Width in pixels of the panel's figures in a live notebook (static snapshots fill their column).
 LIVE_WIDTH = 980
 
-#: The five (sample, ratio) distributions the three questions compare (experiments.KEYS),
-#: drawn in the paper's colours; rho_hat_E is hatched.
+#: The five (sample, ratio) distributions the three questions compare (experiments.KEYS), drawn
+#: in the paper's colours as on the chapter's other pages (sample_color: in Q1, where both sides
+#: are Y_H0, the side scored with rho_hat_E is dark brown). The first side of a question is
+#: filled with a pale tint, the second is an outline only, so that overlapping histograms keep
+#: their two colours instead of mixing into a third.
 _SAMPLE_LABEL = {"H0": "Y_H0", "H1": "Y_H1", "D": "Y_D"}
 _RATIO_LABEL = {"exact": "ρ̂", "dre": "ρ̂_E"}
 
@@ -53,6 +57,29 @@ def error_range(error, cap):
     finite = finite[np.isfinite(finite)]
     bulk = float(np.quantile(finite, _ERROR_QUANTILE)) if finite.size else 0.0
     return min(bulk, float(cap)) if bulk > 0 else float(cap)
+
+
+def hist_look(question, key, *, first):
+    """``(outline colour, fill, outline width)`` of the histogram of one side of ``question``.
+
+    The colour is :func:`gendel.plotting.synthetic.sample_color`'s; the first side of a question
+    gets a pale fill (opacity :data:`HIST_FILL`), the second none and a wider outline. Each
+    histogram is a step outline in that colour.
+
+    Examples
+    --------
+    >>> look = hist_look("Q2", ("H1", "exact"), first=True)   # re-trained green, pale fill
+    >>> look[0] == sample_color("Q2", ("H1", "exact")), look[1:]
+    (True, ('rgba(0, 158, 115, 0.18)', 1.2))
+    >>> hist_look("Q1", ("H0", "dre"), first=False)
+    ('#7A4A00', 'rgba(0, 0, 0, 0)', 2.0)
+    """
+    colour = sample_color(question, key)
+    return (colour, rgba(colour, HIST_FILL), 1.2) if first else (colour, "rgba(0, 0, 0, 0)", 2.0)
+
+
+#: Opacity of the pale fill of a question's first histogram (the second is an outline only).
+HIST_FILL = 0.18
 
 
 def build_maps_figure(n):
@@ -99,23 +126,25 @@ def build_stats_figure():
     shown = set()
     hist_traces = {}
     for col, (q, pair) in enumerate(QUESTIONS.items(), start=2):
-        for key in pair:
+        for j, key in enumerate(pair):
             sample, ratio = key
             hist_traces[q, key] = len(stats.data)
-            stats.add_bar(
+            look = hist_look(q, key, first=j == 0)
+            # a step outline (no edges between bins), filled down to zero for the first side only
+            stats.add_scatter(
                 x=[0.0], y=[0], name=f"{_SAMPLE_LABEL[sample]} with {_RATIO_LABEL[ratio]}", legend="legend2",
-                legendgroup=f"{sample}|{ratio}", showlegend=key not in shown, opacity=0.6,
-                marker=dict(color=COLORS[sample], line_width=0, pattern_shape="/" if ratio == "dre" else ""),
+                legendgroup=str(look), showlegend=look not in shown, mode="lines",
+                line=dict(color=look[0], width=look[2], shape="hvh"), fill="tozeroy", fillcolor=look[1],
                 hovertemplate="%{x:.4f}: %{y} repeats<extra></extra>", row=1, col=col,
             )
-            shown.add(key)
+            shown.add(look)
         stats.update_yaxes(title_text="repeats" if col == 2 else None, row=1, col=col)
         stats.update_xaxes(nticks=4, row=1, col=col)
     stats.update_layout(
-        template="plotly_white", barmode="overlay", bargap=0, width=LIVE_WIDTH, height=555,
+        template="plotly_white", barmode="overlay", bargap=0, width=LIVE_WIDTH, height=570,
         # The title (three lines once drawn) hangs from the top of the figure, under the mode
         # bar and clear of the two-line subplot titles above the panels.
-        margin=dict(l=50, r=20, t=140, b=165),
+        margin=dict(l=50, r=20, t=140, b=180),
         title=dict(text="KS statistics and the distributions behind them", font_size=14, y=1.0, yref="container",
                    yanchor="top", pad=dict(t=24)),
         # Two vertical legends under the panels: horizontal ones would widen the right margin
@@ -176,8 +205,10 @@ def draw_distributions(fig, hist_traces, s, result):
         edges = np.linspace(lo, hi, 26)
         for key, f in zip(pair, finite):
             counts, _ = np.histogram(f, bins=edges)
-            fig.data[hist_traces[q, key]].update(x=0.5 * (edges[:-1] + edges[1:]), y=counts,
-                                                       width=edges[1] - edges[0])
+            # bin centres, with an empty bin on each side: the "hvh" steps then rise and fall at the edges
+            width = edges[1] - edges[0]
+            centres = np.r_[edges[0] - 0.5 * width, 0.5 * (edges[:-1] + edges[1:]), edges[-1] + 0.5 * width]
+            fig.data[hist_traces[q, key]].update(x=centres, y=np.r_[0, counts, 0])
         extra = f", {dropped} at −∞ not drawn" if dropped else ""
         titles.append(f"{q}<br><sup>KS = {result.ks[q, stat]:.3f}{extra}</sup>")
     with fig.batch_update():

@@ -9,6 +9,7 @@ import pytest
 from gendel import data, dre, experiments
 from gendel.plotting.framework import (
     SECTOR_LABELS,
+    coinciding_lines,
     mog8_sector,
     ratio_map_grid_figure,
     rejection_sampling_figure,
@@ -267,3 +268,19 @@ def test_book_renderer_writes_float64_arrays_as_float32():
     fig.update_layout(title_text="a </script> b")
     html = pio.renderers[BOOK_RENDERER].to_mimebundle(fig.to_dict())["text/html"]
     assert "</script> b" not in html
+
+
+# --- coinciding curves ----------------------------------------------------------------------------
+
+
+def test_a_curve_on_top_of_another_is_dashed_and_named():
+    """classifier_dre panel (b): logistic regression and its balanced-class fit give the same
+    correlation; the second is dashed with open markers and names the first."""
+    styles = coinciding_lines({"logistic": [0.10, 0.12, None], "balanced": [0.10, 0.121, 0.5],
+                               "KBC": [0.9, 0.95, 0.97]})
+    assert styles["logistic"] == ("solid", "circle", None)
+    assert styles["balanced"] == ("dash", "circle-open", "logistic")
+    assert styles["KBC"] == ("solid", "circle", None)
+    assert coinciding_lines({"a": [0.1], "b": [0.2]}, tol=0.05)["b"][0] == "solid"
+    with pytest.raises(ValueError, match="tol"):
+        coinciding_lines({"a": [0.1]}, tol=-1)

@@ -149,7 +149,8 @@ def test_ks_curve_slider_moves_markers_to_the_ks_values(kbc, question):
         assert st.method == "update" and len(idx) == 3 * n
         assert [x[0] for x in data["x"][:n]] == [SIGMAS[j]] * n
         np.testing.assert_allclose([y[0] for y in data["y"][:n]], ks[:, j])
-        assert all(f"KS = {ks[i, j]:.3f}" in text for i, text in enumerate(layout.values()))
+        texts = [text for key, text in layout.items() if key.startswith("annotations")]
+        assert len(texts) == n and all(f"KS = {ks[i, j]:.3f}" in text for i, text in enumerate(texts))
     side = QUESTIONS[question][1]
     a = decode(slider(fig).steps[0].args[0]["x"][n + 1])
     np.testing.assert_allclose(a, kbc.results[0][0].values["LR"][side].astype(np.float32))
@@ -290,3 +291,10 @@ def test_setup_figures_fit_a_page():
         return len(pio.renderers[BOOK_RENDERER].to_mimebundle(fig.to_dict())["text/html"].encode())
 
     assert 3 * html_bytes(S.setup_figure("mog8", lam=0.8)) + 2 * html_bytes(S.true_density_figure("mog8")) < 900_000
+
+
+def test_setup_figure_title_says_which_reading():
+    literal = S.setup_figure("mog8", lam=0.7, N=40, resolution=8)
+    other = S.setup_figure("mog8", lam=0.7, N=40, resolution=8, variance=0.01)
+    first_line = [fig.layout.title.text.split("<br>")[0] for fig in (literal, other)]
+    assert first_line[0] != first_line[1] and "0.01" in first_line[1]

@@ -179,7 +179,9 @@ def q1_ckb_harder(kbc, *, sigma_c, sigma_a):
     """Claim 7: CKB-8 is harder than MoG-8 (App. D.2).
 
     Rule: for each statistic, the KS averaged over all lambda and sigma_C != sigma_A is larger on
-    CKB-8 than on MoG-8.
+    CKB-8 than on MoG-8. The claim holds when that is so for every statistic, holds partly when it
+    is so for at least half of them, and does not hold when MoG-8 is the harder data set for most
+    statistics (one statistic out of four is not "partly harder").
 
     Examples
     --------
@@ -188,6 +190,9 @@ def q1_ckb_harder(kbc, *, sigma_c, sigma_a):
     >>> c = q1_ckb_harder({"mog8": mog, "ckb8": ckb}, sigma_c=(0.05, 0.1, 0.15), sigma_a=0.1)
     >>> c.verdict, c.details["easier_stats"]
     ('holds', 'none')
+    >>> ckb["LR"] = ckb["log"] = ckb["tlogt"] = [[0.05, 0.0, 0.05]]   # harder for Hellinger only
+    >>> q1_ckb_harder({"mog8": mog, "ckb8": ckb}, sigma_c=(0.05, 0.1, 0.15), sigma_a=0.1).verdict
+    'does not hold'
     """
     need(kbc, ("mog8", "ckb8"), "KBC")
     means = _stat_means({d: kbc[d] for d in ("mog8", "ckb8")}, sigma_c, sigma_a)
@@ -198,5 +203,6 @@ def q1_ckb_harder(kbc, *, sigma_c, sigma_a):
     details = {"lr_mean_mog8": float(avg["mog8"]["LR"]), "lr_mean_ckb8": float(avg["ckb8"]["LR"]),
                "harder_stats": ", ".join(STAT_SHORT[s] for s in harder) or "none",
                "easier_stats": ", ".join(STAT_SHORT[s] for s in STATISTICS if s not in harder) or "none"}
-    return Claim("ckb_harder", "CKB-8 is harder than MoG-8", "App. D.2", numbers,
-                 verdict(len(harder), len(STATISTICS)), details)
+    judged = verdict(len(harder), len(STATISTICS)) if 2 * len(harder) >= len(STATISTICS) else "does not hold"
+    numbers = f"CKB-8 harder for {len(harder)} of {len(STATISTICS)} statistics; " + numbers
+    return Claim("ckb_harder", "CKB-8 is harder than MoG-8", "App. D.2", numbers, judged, details)

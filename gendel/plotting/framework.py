@@ -252,5 +252,40 @@ def ratio_map_grid_figure(maps, dataset, *, cols=3, zmax=RATIO_ZMAX, title=None,
     return readable_figure(fig)
 
 
-__all__ = ["MAX_MAP_POINTS", "SECTOR_LABELS", "mog8_sector", "ratio_map_grid_figure", "rejection_sampling_figure",
-           "sector_proportions", "thin_grid"]
+def coinciding_lines(series, tol=0.01):
+    """Line styles that keep apart the curves of ``series`` that lie on top of each other.
+
+    ``series`` maps a curve's name to its values (``None`` for a point left out). A curve within
+    ``tol`` (at every point both curves have) of a curve listed before it is drawn dashed, with
+    open markers, and named with the curve it coincides with; the others are solid with filled
+    markers.
+
+    Returns
+    -------
+    dict
+        name -> ``(dash, marker symbol, name of the earlier curve it lies on or None)``.
+
+    Examples
+    --------
+    >>> styles = coinciding_lines({"a": [0.1, 0.2], "b": [0.1, 0.205], "c": [0.5, None]})
+    >>> styles["a"], styles["b"], styles["c"]
+    (('solid', 'circle', None), ('dash', 'circle-open', 'a'), ('solid', 'circle', None))
+    """
+    if tol < 0:
+        raise ValueError(f"tol must be >= 0; got {tol}")
+    styles, seen = {}, {}
+    for name, values in series.items():
+        values = [np.nan if v is None else float(v) for v in values]
+        twin = None
+        for other, earlier in seen.items():
+            both = [(a, b) for a, b in zip(values, earlier) if np.isfinite(a) and np.isfinite(b)]
+            if both and all(abs(a - b) <= tol for a, b in both):
+                twin = other
+                break
+        styles[name] = ("dash", "circle-open", twin) if twin is not None else ("solid", "circle", None)
+        seen[name] = values
+    return styles
+
+
+__all__ = ["MAX_MAP_POINTS", "SECTOR_LABELS", "coinciding_lines", "mog8_sector", "ratio_map_grid_figure",
+           "rejection_sampling_figure", "sector_proportions", "thin_grid"]

@@ -83,23 +83,65 @@ def _k_ticks(family, xs):
     return dict(type="log", tickvals=list(xs), ticktext=[f"{x:g}" for x in xs]) if family == "knn" else {}
 
 
-def _violin(values, *, name, color, y0, legendgroup, showlegend, dark=False):
+def _violin(values, *, name, color, y0, legendgroup, showlegend, dark=False, filled=True):
     """A one-sided violin of ``values`` in its own row.
 
     The density runs two bandwidths past the samples (``spanmode="soft"``), so it falls towards
-    zero instead of ending in a cliff; the fill is pale with a solid outline in the model's
-    colour, so that two overlapping violins stay two colours. Rows built by callers must give
-    the violin's category axis the range :data:`VIOLIN_RANGE`, which holds its full height.
+    zero instead of ending in a cliff. A row overlays the two sides of a comparison: the first is
+    filled with a pale tint (:data:`VIOLIN_FILL`) of the model's colour, the second
+    (``filled=False``) is an outline only, so that where they overlap no third colour appears and
+    each side keeps its model's colour. Rows built by callers must give the violin's category axis
+    the range :data:`VIOLIN_RANGE`, which holds its full height, and its value axis
+    :func:`_violin_range`, which holds both ends of the curves.
     """
     finite, _ = _finite(values)
-    fill = rgba(color, 0.22) if color.startswith("#") else color
+    fill = (rgba(color, VIOLIN_FILL) if color.startswith("#") else color) if filled else "rgba(0, 0, 0, 0)"
     trace = go.Violin(
         x=finite.astype(np.float32), y0=y0, name=name, orientation="h", side="positive", width=1.6,
-        points=False, line=dict(color=color, width=2.2 if dark else 1.6),
+        points=False, line=dict(color=color, width=2.4 if dark or not filled else 1.6),
         fillcolor=fill, legendgroup=legendgroup, showlegend=showlegend,
         spanmode="soft", meanline=dict(visible=False), hoveron="violins",
     )
     return trace
+
+
+#: Opacity of the pale fill of the first side of a violin row (the second side is not filled).
+VIOLIN_FILL = 0.18
+
+
+def _plotly_bandwidth(v):
+    """The bandwidth plotly.js gives a violin of the samples ``v`` (Silverman's rule of thumb)."""
+    if v.size < 2:
+        return 0.0
+    q25, q75 = np.percentile(v, [25, 75])
+    sd = float(v.std(ddof=1))
+    spread = min(sd, (q75 - q25) / 1.349) if q75 > q25 else sd
+    return 1.059 * spread * v.size ** -0.2
+
+
+def _violin_range(*samples):
+    """The value-axis range of a violin row holding ``samples``: both soft ends and a 4 % margin.
+
+    A soft violin ends two bandwidths past its samples; plotly's own range stops exactly there,
+    so the flat ends of the curves would run along the axis frame.
+
+    Examples
+    --------
+    >>> lo, hi = _violin_range(np.array([0.0, 1.0, 2.0]), np.array([1.0, 3.0]))
+    >>> lo < -1.0 and hi > 4.0
+    True
+    """
+    ends = []
+    for v in samples:
+        v, _ = _finite(v)
+        if v.size:
+            h = _plotly_bandwidth(v)
+            ends += [float(v.min()) - 2 * h, float(v.max()) + 2 * h]
+    if not ends:
+        return [-1.0, 1.0]
+    lo, hi = min(ends), max(ends)
+    pad = 0.04 * (hi - lo) if hi > lo else 0.5
+    return [float(f"{lo - pad:.6g}"), float(f"{hi + pad:.6g}")]
 
 
 #: The range of a violin row's category axis: the one-sided violin of width 1.6 reaches 0.8

@@ -19,7 +19,7 @@ from plotly.subplots import make_subplots
 from ...experiments import QUESTIONS, STATISTICS
 from ..common import LAMBDA_COLORS, NEUTRALS, STAT_LABELS, STAT_SHORT, readable_figure
 from ._common import (_check_question, _family, _finite, _k_ticks, _label_values, _legend_name, _question_sides,
-                      _title, _top_legend, _violin, _x_title, VIOLIN_RANGE)
+                      _title, _top_legend, _violin, _violin_range, _x_title, VIOLIN_RANGE)
 from .settings import DATASET_LABELS, FAMILY_LABELS, sample_color
 from .sliders import slider, step_index, typed_array
 
@@ -98,7 +98,10 @@ def ks_curve_figure(kbc_sweep, question, stat="LR", *, initial_sigma=None, refer
             violin_idx.append(len(fig.data))
             fig.add_trace(_violin(r.values[stat][key], name=_legend_name(key), color=sample_color(question, key),
                                   y0=f"λ = {lam:g}", legendgroup=f"side{j}", showlegend=i == 0,
-                                  dark=question == "Q1" and key[1] == "dre"), row=i + 1, col=2)
+                                  dark=question == "Q1" and key[1] == "dre", filled=j == 0), row=i + 1, col=2)
+
+    def row_range(i, j):
+        return _violin_range(*(kbc_sweep.results[i][j].values[stat][key] for key in sides))
 
     def row_text(i, j):
         r = kbc_sweep.results[i][j]
@@ -116,6 +119,7 @@ def ks_curve_figure(kbc_sweep, question, stat="LR", *, initial_sigma=None, refer
         xs += [typed_array(_finite(kbc_sweep.results[i][j].values[stat][key])[0]) for i in range(n) for key in sides]
         ys = [[float(ks[i, j])] for i in range(n)] + [None] * (2 * n)  # None: violins keep their y0 row
         layout = {f"annotations[{first_ann + i}].text": row_text(i, j) for i in range(n)}
+        layout.update({f"xaxis{i + 2}.range": row_range(i, j) for i in range(n)})
         steps.append(dict(method="update", label=f"{s:g}", args=[{"x": xs, "y": ys}, layout, marker_idx + violin_idx]))
     fig.update_xaxes(title_text="KBC bandwidth σ_C", row=1, col=1)
     fig.update_yaxes(title_text=f"KS statistic ({question}, {STAT_SHORT[stat]})", range=[0, 1.03], row=1, col=1)
@@ -123,7 +127,7 @@ def ks_curve_figure(kbc_sweep, question, stat="LR", *, initial_sigma=None, refer
         fig.update_yaxes(showticklabels=False, title_text=f"λ = {lams[i]:g}", title_standoff=2, range=VIOLIN_RANGE,
                          row=i + 1, col=2)
         fig.update_xaxes(title_text=STAT_SHORT[stat] + " over the R repeats" if i == n - 1 else None,
-                         row=i + 1, col=2)
+                         range=row_range(i, active), row=i + 1, col=2)
     fig.add_vline(x=sigma_a, line=dict(color="grey", dash="dot"), row=1, col=1)
     if reference is not None:
         _reference_line(fig, reference, row=1, col=1)

@@ -78,9 +78,10 @@ def setup_figure(dataset, lam=0.8, *, N=N, sigma_a=SIGMA_A, seed=SEED, variance=
         coloraxis=dict(colorscale="Viridis", cmin=0.0, cmax=zmax,
                        colorbar=dict(title=dict(text="density<br>(a)–(d)"), x=1.02, y=1.0, yanchor="top",
                                      len=0.43, thickness=12)),
-        title=_title(f"{'Fig. 2' if dataset == 'mog8' else 'Appendix D.2'}: setup of {DATASET_LABELS[dataset]}",
+        title=_title(f"{'Fig. 2' if dataset == 'mog8' else 'Appendix D.2'}: setup of {DATASET_LABELS[dataset]}"
+                     + ("" if variance is None else f", other reading: variance {variance:g}"),
                      f"λ = {lam:g}, N = {N}, KDE bandwidth σ_A = {sigma_a:g}, seed {seed}"
-                     + ("" if variance is None else f", component variance {variance:g}")),
+                     + ("" if variance is None else f", component variance {variance:g} (std {variance ** 0.5:.2g})")),
         height=680, margin=dict(l=50, r=90, t=90, b=40),
         legend=dict(orientation="h", x=1.0, xanchor="right", y=-0.08, yanchor="top"),
     )
