@@ -168,7 +168,7 @@ def draw_maps(fig, maps, s, N):
     titles = (
         f"ρ̂ = p̂′/p̂ (exact, σ_A = {s['sigma_a']:.3f})",
         f"ρ̂_E ({describe_dre(s['dre'], sigma_c=s['sigma_c'], k=s['k'])})",
-        f"{err_label}<br><sup>mean |·| under p̂: {mean_text}; colours ±{limit:.1g}</sup>",
+        f"{err_label}<br><sup>mean absolute value under p̂: {mean_text}; colours ±{limit:.1g}</sup>",
     )
     for trace, ratio in zip(fig.data[:2], (maps.exact, maps.estimate)):
         trace.update(x=maps.xs, y=maps.ys, z=ratio.astype(np.float32))
