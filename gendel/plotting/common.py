@@ -291,6 +291,24 @@ def configure_renderer():
     return pio.renderers.default
 
 
+def step_outline(edges, heights):
+    """The path ``(x, y)`` of a histogram's outline: up from 0 at the first edge, along every bin,
+    down to 0 at the last edge. Drawn as a line, it shows a histogram without a fill, so two
+    overlapping histograms (one as bars, one as an outline) keep their own colours.
+
+    Examples
+    --------
+    >>> from gendel.plotting.common import step_outline
+    >>> x, y = step_outline([0.0, 1.0, 2.0], [3, 5])
+    >>> x.tolist(), y.tolist()
+    ([0.0, 0.0, 1.0, 1.0, 2.0, 2.0], [0.0, 3.0, 3.0, 5.0, 5.0, 0.0])
+    """
+    edges, heights = np.asarray(edges, dtype=float), np.asarray(heights, dtype=float)
+    if edges.size != heights.size + 1:
+        raise ValueError(f"need one more edge than heights; got {edges.size} edges and {heights.size} heights")
+    return np.repeat(edges, 2), np.concatenate([[0.0], np.repeat(heights, 2), [0.0]])
+
+
 #: What markdown_text leaves alone: code spans, inline and display math, HTML tags.
 _MARKDOWN_VERBATIM = re.compile(r"(`[^`]*`|\$\$.*?\$\$|\$[^$]*\$|<[^>]*>)", re.S)
 

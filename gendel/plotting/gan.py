@@ -14,7 +14,7 @@ from plotly.subplots import make_subplots
 from ..gan.report import MODEL_NAMES as _MODEL_NAMES
 from ..gan.report import bound_label_distribution, deleted_labels
 from ..images import CLASS_NAMES
-from .common import COLORS, plotly_text, readable_figure, rgba
+from .common import COLORS, plotly_text, readable_figure, rgba, step_outline
 
 DATASET_NAMES = {"mnist": "MNIST", "fashion-mnist": "Fashion-MNIST"}
 MODEL_COLORS = {"pre": COLORS["H0"], "re": COLORS["H1"], "approx": COLORS["D"]}
@@ -205,8 +205,7 @@ def statistics_figure(values, ks, *, stats=("LR", "ASC log", "ASC tlogt"), title
                                                      line=dict(color=COLORS[hyp], width=1)), **common),
                                   row=i, col=j)
                 else:                # outline only
-                    xs = np.repeat(edges, 2)
-                    ys = np.concatenate([[0], np.repeat(counts, 2), [0]])
+                    xs, ys = step_outline(edges, counts)
                     fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", line=dict(color=COLORS[hyp], width=2),
                                              **common), row=i, col=j)
             fig.update_xaxes(row=i, col=j, nticks=4)

@@ -19,7 +19,7 @@ import plotly.graph_objects as go
 
 from ...calibration import PowerResult, _oriented, check_alpha, critical_value, rejects
 from ...deletion_test import STATISTIC_LABELS, STATISTICS
-from ..common import readable_figure
+from ..common import readable_figure, step_outline
 from .style import (_CRITICAL_COLOR, _REGION_FILL, ALTERNATIVE_COLOR, NULL_COLOR, STATISTIC_AXIS, _number,
                     _percent, _title)
 
@@ -132,10 +132,9 @@ def _decision_parts(null, alternative, *, critical, direction, statistic, m, alp
                 x=centers, y=density, width=width, name=f"{label}: {what}{extra}", marker=dict(color=color, line_width=0),
                 opacity=0.45, legendgroup=group, hovertemplate=hover))
         else:  # the same histogram as a step outline, so that the overlap mixes no third colour
-            xs = np.concatenate([edges[:1], np.repeat(edges[1:-1], 2), edges[-1:]])
+            xs, ys = step_outline(edges, density)
             traces.append(go.Scatter(
-                x=np.concatenate([xs[:1], xs, xs[-1:]]), y=np.concatenate([[0], np.repeat(density, 2), [0]]),
-                mode="lines", line=dict(color=color, width=2), name=f"{label}: {what}{extra}", legendgroup=group,
+                x=xs, y=ys, mode="lines", line=dict(color=color, width=2), name=f"{label}: {what}{extra}", legendgroup=group,
                 hovertemplate=hover))
     y_top = 1.08 * max(float(max(y.max() for y in ys)), 1e-12)
 
