@@ -18,6 +18,7 @@ from .cache import cache_dir  # noqa: F401  (re-exported)
 from .deletion import ApproximateDeletion
 from .dre import DensityRatioEstimator
 from .protocol import KEYS, PAPER, QUESTION_TITLES, QUESTIONS, STATISTICS, Protocol, shared  # noqa: F401
+from .protocol import log_ratios as _log_ratios
 from .protocol import setup as _protocol_setup
 from .stats import PHI_NAMES, asc, ks_statistic, likelihood_ratio
 
@@ -133,19 +134,10 @@ def _run(p, dre):
     # refused before the m R samples of Y_hat, Y_H0 and Y_H1 are drawn.
     X, deleted, exact = _protocol_setup(p)
     dre = copy.deepcopy(dre).fit(X, deleted)
-    sampler = ApproximateDeletion(exact.pretrained_, dre)
-    sampler.check_proposals(p.m * p.R, what=f"m * R = {p.m} * {p.R} = {p.m * p.R}")
-    X, deleted, exact, samples, log_exact, d_state = shared(p)
-    rng_d = np.random.default_rng()
-    rng_d.bit_generator.state = d_state
-    Y_D = sampler.sample(p.m * p.R, rng=rng_d)
-
-    log = {(key, "exact"): log_exact[key] for key in ("H0", "H1")}
-    log["D", "exact"] = exact.log_ratio(Y_D).reshape(p.R, p.m)
-    for key in ("H0", "H1"):
-        log[key, "dre"] = dre.log_ratio(samples[key]).reshape(p.R, p.m)
-    yhat = {"exact": log_exact["Yhat"], "dre": dre.log_ratio(samples["Yhat"]).reshape(p.R, p.m)}
-
+    ApproximateDeletion(exact.pretrained_, dre).check_proposals(p.m * p.R, what=f"m * R = {p.m} * {p.R} = {p.m * p.R}")
+    # Y_hat, Y_H0, Y_H1, the first proposals of Alg. 1 and rho_hat on them are shared by all DREs
+    # of a protocol (cached); only the DRE's own log ratios and Alg. 1's decisions are new here.
+    log, yhat, acceptance_rate = _log_ratios(p, dre)
     values = {"LR": {k: likelihood_ratio(log[k]) for k in KEYS}}
     for phi in PHI_NAMES:
         values[phi] = {k: asc(yhat[k[1]], log[k], phi) for k in KEYS}
@@ -155,7 +147,7 @@ def _run(p, dre):
         for stat in STATISTICS
     }
     settings = {**p.settings(), "dre": repr(dre)}
-    return SyntheticStatistics(settings, values, ks, int(deleted.sum()), sampler.acceptance_rate_, dre, p)
+    return SyntheticStatistics(settings, values, ks, int(deleted.sum()), acceptance_rate, dre, p)
 
 
 # --------------------------------------------------------------------------------------------

@@ -11,7 +11,10 @@ for them
 
 Everything reusable is cached (least recently used first out): the data, the deletion set and
 the exact ratio (keyed by data set, lambda, sigma_A and seed), the grid, each fitted DRE with its
-map, and each KS result. Moving sigma_C refits only the DRE; the data are not redrawn.
+map, and each KS result. Moving sigma_C refits only the DRE; the data are not redrawn. The KS
+computation reuses the sample sets of its protocol, the first proposals of Alg. 1 and rho_hat on
+them (:func:`gendel.protocol.shared` and :func:`gendel.protocol.proposals`, cached by protocol):
+after a change of the DRE only the DRE is evaluated, once on all points, and Alg. 1 decides anew.
 
 This module imports neither ipywidgets nor plotly: the state can be used and tested without a
 notebook. The panel in :mod:`gendel.widgets` builds the controls and figures and draws from it.
@@ -346,7 +349,11 @@ class ExplorerState:
                          error.reshape(n, n), mode, weighted_abs_mean(error, setup["log_p"]))
 
     def statistics(self):
-        """The :class:`~gendel.experiments.SyntheticStatistics` (KS of Q1-Q3) of the current settings."""
+        """The :class:`~gendel.experiments.SyntheticStatistics` (KS of Q1-Q3) of the current settings.
+
+        Equal to :func:`gendel.experiments.synthetic_statistics` for :attr:`protocol` and the DRE;
+        after a DRE change the samples of the protocol are reused (see the module's docstring).
+        """
         protocol, dre_key = key = self.ks_key
 
         def compute():

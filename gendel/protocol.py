@@ -33,14 +33,18 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import math
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
 from . import data as _data
+from ._kernels import spatial_order
 from ._validation import check_bandwidth, check_count, check_lambda, check_positive
+from .deletion import MAX_DEFAULT_PROPOSALS, ApproximateDeletion
 from .dre import ExactKDERatio
-from .stats import PHI_NAMES
+from .stats import PHI_NAMES, _real
 
 #: Sample sets compared by each question, as (sample, ratio) keys of ``SyntheticStatistics.lr``.
 QUESTIONS = {
@@ -240,4 +244,138 @@ def shared(protocol):
     return X, deleted, exact, samples, log_exact, s["D"].bit_generator.state
 
 
-__all__ = ["KEYS", "PAPER", "Protocol", "QUESTIONS", "QUESTION_TITLES", "STATISTICS", "STAT_SHORT", "setup", "shared", "streams"]
+def _batch(limit, proposed, wanted, n_acc, rate):
+    """The size of Alg. 1's next batch of proposals, as :meth:`ApproximateDeletion.sample` sizes it."""
+    return int(min(limit - proposed, max(64, math.ceil(1.2 * (wanted - n_acc) / max(rate, 1e-3)))))
+
+
+def _limit(wanted, bound, max_proposals=None):
+    """The number of proposals after which :meth:`ApproximateDeletion.sample` gives up."""
+    return max_proposals or int(min(max(100_000, 1000 * wanted * bound), MAX_DEFAULT_PROPOSALS))
+
+
+@functools.lru_cache(maxsize=16)
+def proposals(protocol, bound):
+    """The first batch of Alg. 1's proposals for Y_D with bound B, shared by every DRE with that B.
+
+    :meth:`ApproximateDeletion.sample` draws Y_D (m R points, stream "D") in batches; the size of
+    the first batch depends only on m R and B, so its proposals y ~ p_hat, its uniforms u and
+    rho_hat(y) are the same for every DRE whose bound is B (all classifier DREs: N / (N - N')).
+    Cached in memory by (protocol, B); the arrays are read-only.
+
+    Returns a dict: "Y" (batch, d) proposals, "u" (batch,) uniforms, "log_exact" (batch,)
+    log rho_hat(Y), "state" the state of stream "D" after the batch, "points": Y_hat, Y_H0,
+    Y_H1 and Y, the points on which a DRE is evaluated at once, in the order "order" (row i
+    of "points" is row ``order[i]`` of the four stacked).
+
+    Examples
+    --------
+    >>> p = Protocol("mog8", 0.5, N=40, m=10, R=3)
+    >>> first = proposals(p, 1.25)
+    >>> first["Y"].shape == (len(first["u"]), 2), first["points"].shape[0] == 3 * 30 + len(first["u"])
+    (True, True)
+    """
+    p = protocol
+    _, _, exact, samples, _, d_state = shared(p)
+    wanted = p.m * p.R
+    batch = _batch(_limit(wanted, bound), 0, wanted, 0, 1.0 / bound)
+    rng = np.random.default_rng()
+    rng.bit_generator.state = d_state
+    Y = np.asarray(exact.pretrained_.sample(batch, rng=rng))
+    u = rng.random(batch)
+    points = np.concatenate([samples["Yhat"], samples["H0"], samples["H1"], Y])
+    # Stored along a space-filling curve: kernel sums order their queries so, and find them in order.
+    order = spatial_order(points)
+    out = {"Y": Y, "u": u, "log_exact": exact.log_ratio(Y), "state": rng.bit_generator.state,
+           "points": points[order], "order": order}
+    for key in ("Y", "u", "log_exact", "points", "order"):
+        out[key].flags.writeable = False
+    return out
+
+
+def log_ratios(protocol, dre):
+    """The log ratios behind one run of the protocol with the fitted ``dre``, reusing the rest.
+
+    Everything that does not depend on the DRE (the samples, rho_hat on them, the first batch
+    of Alg. 1's proposals and rho_hat there) comes from :func:`shared` and :func:`proposals`;
+    the DRE is evaluated once, on all points together. Y_D is drawn as
+    ``ApproximateDeletion(p_hat, dre).sample(m R, rng=stream "D")`` draws it (same proposals,
+    same decisions, same points), and rho_hat on Y_D is taken from the proposals.
+
+    Returns ``(log, yhat, acceptance_rate)``: ``log[sample, ratio]`` for the (sample, ratio)
+    pairs of :data:`KEYS` and ``yhat[ratio]`` ("exact", "dre") are (R, m) arrays of log ratios;
+    ``acceptance_rate`` is Alg. 1's accepted / proposed.
+
+    Examples
+    --------
+    >>> from gendel.dre import KernelClassifierDRE
+    >>> p = Protocol("mog8", 0.5, N=40, m=10, R=3)
+    >>> X, deleted, _, _, _, _ = shared(p)
+    >>> log, yhat, rate = log_ratios(p, KernelClassifierDRE(bandwidth=0.1).fit(X, deleted))
+    >>> log["D", "exact"].shape, yhat["dre"].shape, 0 < rate <= 1
+    ((3, 10), (3, 10), True)
+    """
+    p = protocol
+    _, _, exact, _, log_exact, _ = shared(p)
+    sampler = ApproximateDeletion(exact.pretrained_, dre)
+    n = wanted = p.m * p.R
+    sampler.check_proposals(wanted)
+    first = proposals(p, sampler.bound_)
+    values = np.empty(len(first["order"]))
+    values[first["order"]] = _real(dre.log_ratio(first["points"]), "the DRE's log_ratio(Y)")
+    log = {(key, "exact"): log_exact[key] for key in ("H0", "H1")}
+    log["H0", "dre"], log["H1", "dre"] = values[n:2 * n].reshape(p.R, p.m), values[2 * n:3 * n].reshape(p.R, p.m)
+    yhat = {"exact": log_exact["Yhat"], "dre": values[:n].reshape(p.R, p.m)}
+    log["D", "exact"], rate = _deletion(sampler, wanted, first, values[3 * n:], exact)
+    log["D", "exact"] = log["D", "exact"].reshape(p.R, p.m)
+    return log, yhat, rate
+
+
+def _deletion(sampler, wanted, first, log_r_first, exact):
+    """rho_hat on Y_D and the acceptance rate: the loop of ApproximateDeletion.sample, step by step."""
+    log_bound = math.log(sampler.bound_)
+    limit = _limit(wanted, sampler.bound_, sampler.max_proposals)
+    kept, proposed, exceeded, n_acc = [], 0, 0, 0
+    rate = 1.0 / sampler.bound_
+    rng = None
+    while n_acc < wanted:
+        if proposed >= limit:
+            raise RuntimeError(
+                f"rejection sampling stopped after {proposed} proposals with only {n_acc} of {wanted} "
+                f"points accepted (acceptance rate {n_acc / proposed:.2e}). The DRE is nearly 0 "
+                "where the model puts its mass, or B is far too large; check the DRE and the bound"
+            )
+        batch = _batch(limit, proposed, wanted, n_acc, rate)
+        if rng is None:  # the first batch: drawn and evaluated already
+            if batch != len(first["u"]):
+                raise RuntimeError(f"the first batch has {len(first['u'])} proposals, not {batch}")
+            Y, log_r, u = first["Y"], log_r_first, first["u"]
+            rng = np.random.default_rng()
+            rng.bit_generator.state = first["state"]
+        else:
+            Y = np.asarray(sampler.model.sample(batch, rng=rng))
+            log_r = _real(sampler.dre.log_ratio(Y), "the DRE's log_ratio(Y)")
+            u = rng.random(batch)
+        if np.isnan(log_r).any():
+            raise ValueError("the DRE returned NaN log ratios; it cannot be used for rejection sampling")
+        keep = log_r > log_bound + np.log(u)
+        exceeded += int(np.sum(log_r > log_bound + 1e-12))
+        if Y is first["Y"]:
+            kept.append(first["log_exact"][keep])
+        elif keep.any():
+            kept.append(exact.log_ratio(Y[keep]))
+        proposed += batch
+        n_acc += int(keep.sum())
+        rate = max(n_acc / proposed, 1e-6)
+    if exceeded:
+        warnings.warn(
+            f"rho_hat_E exceeded B={sampler.bound_:g} on {exceeded / proposed:.2%} of the proposals: the samples "
+            "follow min(rho_hat_E, B) * p_hat, not rho_hat_E * p_hat; use a larger bound",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+    return np.concatenate(kept)[:wanted], n_acc / proposed
+
+
+__all__ = ["KEYS", "PAPER", "Protocol", "QUESTIONS", "QUESTION_TITLES", "STATISTICS", "STAT_SHORT", "log_ratios",
+           "proposals", "setup", "shared", "streams"]

@@ -1,5 +1,6 @@
 """The §5.1 protocol, its cache and sweeps: gendel.experiments."""
 
+import copy
 import inspect
 import math
 
@@ -8,7 +9,8 @@ import pytest
 from scipy import stats as sps
 
 from gendel import experiments
-from gendel.dre import ExactKDERatio, KernelClassifierDRE, KNNClassifierDRE
+from gendel.deletion import ApproximateDeletion
+from gendel.dre import ExactKDERatio, KernelClassifierDRE, KNNClassifierDRE, make_dre
 from gendel.experiments import (
     KEYS,
     PAPER_SETTINGS,
@@ -20,7 +22,7 @@ from gendel.experiments import (
     sweep,
     synthetic_statistics,
 )
-from gendel.protocol import Protocol, shared
+from gendel.protocol import Protocol, proposals, shared
 from gendel.stats import asc, ks_statistic, likelihood_ratio
 
 SMALL = dict(N=200, m=100, R=60)
@@ -63,9 +65,10 @@ def test_values_are_lr_and_asc_on_the_sample_sets():
         for which, rho in ratios.items():
             log_y = rho.log_ratio(samples[key]).reshape(R, m)
             log_yhat = rho.log_ratio(samples["Yhat"]).reshape(R, m)
-            np.testing.assert_array_equal(r.lr[key, which], likelihood_ratio(log_y))
+            # The run evaluates all points at once: the same sums up to rounding.
+            np.testing.assert_allclose(r.lr[key, which], likelihood_ratio(log_y), rtol=0, atol=1e-12)
             for phi in STATISTICS[1:]:
-                np.testing.assert_array_equal(r.values[phi][key, which], asc(log_yhat, log_y, phi))
+                np.testing.assert_allclose(r.values[phi][key, which], asc(log_yhat, log_y, phi), rtol=0, atol=1e-12)
 
 
 def test_result_structure_and_ks_values_are_those_of_the_questions():
@@ -264,3 +267,85 @@ def test_exact_ratio_q2_is_calibrated_over_seeds():
         r = synthetic_statistics("mog8", 0.5, KernelClassifierDRE(bandwidth=0.1), N=200, m=50, R=60, seed=seed)
         pvalues.append(sps.ks_2samp(r.lr["H1", "exact"], r.lr["D", "exact"]).pvalue)
     assert sps.kstest(pvalues, "uniform").pvalue > 1e-3
+
+
+# ------------------------------------------------------------------------------------------
+# the run reuses what does not depend on the DRE: it equals the straightforward protocol
+
+
+def straightforward_run(p, dre):
+    """The protocol step by step: fit, draw Y_D with Alg. 1, evaluate each sample set on its own."""
+    X, deleted, exact, samples, log_exact, d_state = shared(p)
+    dre = copy.deepcopy(dre).fit(X, deleted)
+    sampler = ApproximateDeletion(exact.pretrained_, dre)
+    rng = np.random.default_rng()
+    rng.bit_generator.state = d_state
+    Y_D = sampler.sample(p.m * p.R, rng=rng)
+    log = {(key, "exact"): exact.log_ratio(samples[key]).reshape(p.R, p.m) for key in ("H0", "H1")}
+    log["D", "exact"] = exact.log_ratio(Y_D).reshape(p.R, p.m)
+    for key in ("H0", "H1"):
+        log[key, "dre"] = dre.log_ratio(samples[key]).reshape(p.R, p.m)
+    yhat = {"exact": exact.log_ratio(samples["Yhat"]).reshape(p.R, p.m),
+            "dre": dre.log_ratio(samples["Yhat"]).reshape(p.R, p.m)}
+    values = {"LR": {k: likelihood_ratio(log[k]) for k in KEYS}}
+    for phi in STATISTICS[1:]:
+        values[phi] = {k: asc(yhat[k[1]], log[k], phi) for k in KEYS}
+    ks = {(q, stat): ks_statistic(values[stat][a], values[stat][b]) for q, (a, b) in QUESTIONS.items()
+          for stat in STATISTICS}
+    return values, ks, sampler
+
+
+def assert_equals_straightforward(result, p, dre):
+    values, ks, sampler = straightforward_run(p, dre)
+    for stat in STATISTICS:
+        for key in KEYS:
+            np.testing.assert_allclose(result.values[stat][key], values[stat][key], rtol=0, atol=1e-12)
+    assert result.ks == ks
+    assert result.acceptance_rate == sampler.acceptance_rate_
+
+
+class _ScaledKBC(KernelClassifierDRE):
+    """A KBC with its ratio multiplied by ``factor``: below 1 Alg. 1 needs several batches, above 1
+    the ratio exceeds B somewhere."""
+
+    def __init__(self, *, bandwidth, factor=0.5):
+        super().__init__(bandwidth=bandwidth)
+        self.factor = factor
+
+    def _log_ratio(self, Y):
+        return super()._log_ratio(Y) + np.log(self.factor)
+
+
+@pytest.mark.parametrize("dataset", ["mog8", "ckb8"])
+@pytest.mark.parametrize("seed", [0, 5])
+@pytest.mark.parametrize("dre", [KernelClassifierDRE(bandwidth=0.07), KernelClassifierDRE(bandwidth=0.2),
+                                 KNNClassifierDRE(k=3), "logreg"])
+def test_run_equals_the_straightforward_protocol(dataset, seed, dre):
+    dre = make_dre("logreg") if dre == "logreg" else dre
+    p = Protocol(dataset, 0.7, N=150, m=50, R=6, seed=seed)
+    assert_equals_straightforward(synthetic_statistics(p, dre), p, dre)
+
+
+def test_run_equals_the_straightforward_protocol_at_the_panel_setting():
+    p = Protocol("mog8", 0.8, N=400, m=400, R=25)
+    for dre in (KernelClassifierDRE(bandwidth=0.1), KernelClassifierDRE(bandwidth=0.03), KNNClassifierDRE(k=10)):
+        assert_equals_straightforward(synthetic_statistics(p, dre), p, dre)
+
+
+def test_run_equals_the_straightforward_protocol_when_alg1_needs_several_batches():
+    p = Protocol("mog8", 0.7, N=150, m=50, R=6, seed=2)
+    dre = _ScaledKBC(bandwidth=0.1, factor=0.5)  # acceptance rate about half of 1 / B
+    result = synthetic_statistics(p, dre)
+    _, _, sampler = straightforward_run(p, dre)
+    first = proposals(p, sampler.bound_)
+    assert sampler.n_proposals_ > len(first["u"])  # the path beyond the shared first batch
+    assert_equals_straightforward(result, p, dre)
+
+
+def test_a_ratio_above_the_bound_warns_as_alg1_does():
+    p = Protocol("ckb8", 0.7, N=150, m=50, R=6)
+    dre = _ScaledKBC(bandwidth=0.1, factor=3.0)
+    with pytest.warns(RuntimeWarning, match="exceeded B"):
+        result = synthetic_statistics(p, dre)
+    with pytest.warns(RuntimeWarning, match="exceeded B"):
+        assert_equals_straightforward(result, p, dre)

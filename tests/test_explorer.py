@@ -120,6 +120,22 @@ def test_moving_the_dre_parameter_reuses_the_data(state):
     assert (state.n_setups_, state.n_dre_fits_) == (2, 4)
 
 
+def test_a_dre_move_reuses_the_samples_of_the_ks_run(state):
+    from gendel import protocol
+
+    state.set(dre="kbc", sigma_c=0.1).statistics()
+    shared, first = protocol.shared.cache_info().misses, protocol.proposals.cache_info().misses
+    for change in (dict(sigma_c=0.12), dict(dre="knn", k=7), dict(dre="logreg")):
+        result = state.set(**change).statistics()
+        s = state.settings
+        direct = experiments.synthetic_statistics(state.protocol, make_dre(s["dre"], sigma_c=s["sigma_c"], k=s["k"]))
+        assert result.ks == direct.ks
+    # Y_hat, Y_H0, Y_H1, Alg. 1's first proposals and rho_hat on them were drawn and evaluated once
+    assert protocol.shared.cache_info().misses == shared and protocol.proposals.cache_info().misses == first
+    state.set(lam=0.6).statistics()
+    assert protocol.proposals.cache_info().misses == first + 1
+
+
 def test_only_the_chosen_families_parameter_matters(state):
     state.set(dre="logreg")
     fitted = state.dre()

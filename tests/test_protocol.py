@@ -78,6 +78,7 @@ def test_the_in_memory_cache_is_keyed_by_protocol():
 def test_sampler_limit_is_checked_before_the_samples_are_drawn(monkeypatch):
     calls = []
     monkeypatch.setattr(experiments, "shared", lambda p: calls.append(p))
+    monkeypatch.setattr(protocol, "shared", lambda p: calls.append(p))
     monkeypatch.setattr(deletion, "MAX_DEFAULT_PROPOSALS", 1000)
     with pytest.raises(ValueError, match=r"m \* R = 200 \* 10 = 2000 samples"):
         experiments.synthetic_statistics("mog8", 0.5, KernelClassifierDRE(bandwidth=0.1), N=60, m=200, R=10)
@@ -94,3 +95,53 @@ def test_sweep_and_variation_settings_are_checked_before_any_run(monkeypatch):
     with pytest.raises(ValueError, match="R"):
         experiments.variation_sweeps("mog8", 0.8, {"R = 1": {"R": 1}})
     assert calls == []
+
+
+def test_first_proposals_are_shared_by_all_classifier_dres_and_read_only():
+    p = Protocol("mog8", 0.6, **SMALL)
+    X, deleted, _, _, _, _ = protocol.shared(p)
+    bounds = {dre.fit(X, deleted).ratio_bound_ for dre in (KernelClassifierDRE(bandwidth=0.1), KNNClassifierDRE(k=3))}
+    assert len(bounds) == 1  # N / (N - N') for every classifier DRE
+    bound = bounds.pop()
+    first = protocol.proposals(p, bound)
+    assert protocol.proposals(Protocol("MoG-8", 0.6, **SMALL), bound) is first  # cached by protocol and B
+    for key in ("Y", "u", "log_exact", "points", "order"):
+        assert not first[key].flags.writeable
+    n = p.m * p.R
+    assert sorted(first["order"]) == list(range(3 * n + len(first["u"])))
+
+
+def test_the_dre_is_evaluated_once_per_run_on_all_points():
+    p = Protocol("ckb8", 0.6, **SMALL)
+    X, deleted, _, _, _, _ = protocol.shared(p)
+    calls = []
+
+    class Counting(KernelClassifierDRE):
+        def _log_ratio(self, Y):
+            calls.append(len(Y))
+            return super()._log_ratio(Y)
+
+    dre = Counting(bandwidth=0.1).fit(X, deleted)
+    log, yhat, rate = protocol.log_ratios(p, dre)
+    first = protocol.proposals(p, dre.ratio_bound_)
+    assert calls[0] == len(first["points"])
+    assert len(calls) == 1 or rate < 1 / dre.ratio_bound_ / 1.2  # more batches only when Alg. 1 accepts too few
+    samples = protocol.shared(p)[3]
+    np.testing.assert_allclose(log["H1", "dre"], dre.log_ratio(samples["H1"]).reshape(p.R, p.m), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(yhat["dre"], dre.log_ratio(samples["Yhat"]).reshape(p.R, p.m), rtol=0, atol=1e-12)
+
+
+def test_pruned_kernel_sums_equal_a_dense_evaluation_on_the_protocol_points():
+    # Kernel sums leave out centres whose terms are below 1e-16 of the sum: the ratios stay
+    # those of the dense formula (Example 1) up to rounding.
+    from scipy.special import logsumexp
+
+    p = Protocol("mog8", 0.7, N=200, m=100, R=10)
+    X, deleted, exact, _, _, _ = protocol.shared(p)
+    Y = protocol.proposals(p, exact.ratio_bound_)["points"]
+    for bandwidth in (0.03, 0.1, 0.3):
+        kbc = KernelClassifierDRE(bandwidth=bandwidth).fit(X, deleted)
+        expo = -((Y[:, None, :] - X[None]) ** 2).sum(-1) / (2 * bandwidth**2)
+        log_del, log_kept = logsumexp(expo[:, deleted], axis=1), logsumexp(expo[:, ~deleted], axis=1)
+        want = np.log(len(X) / (~deleted).sum()) + log_kept - np.logaddexp(log_del, log_kept)  # eq. (3) in (1)
+        np.testing.assert_allclose(kbc.log_ratio(Y), want, rtol=0, atol=1e-12)

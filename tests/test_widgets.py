@@ -321,6 +321,21 @@ def test_status_says_computing_while_ks_runs(panel, monkeypatch):
     assert len(seen) == 1 and "computing" in seen[0]
 
 
+def test_maps_are_drawn_before_the_ks_computation_starts(panel, monkeypatch):
+    seen = []
+    original = experiments.synthetic_statistics
+
+    def spy(*args, **kwargs):
+        seen.append(z(panel.maps_figure, 1).copy())
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(experiments, "synthetic_statistics", spy)
+    panel.set(sigma_c=0.13)
+    estimate = on_grid(panel, panel.dre().ratio(panel.grid[2]))
+    assert len(seen) == 1
+    np.testing.assert_allclose(seen[0], estimate, rtol=1e-6)  # the figure holds float32
+
+
 def test_errors_in_a_callback_are_shown_in_the_panel(panel, monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("boom")
