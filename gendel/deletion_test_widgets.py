@@ -24,7 +24,6 @@ extra: ``pip install "gendel[widgets]"`` (ipywidgets and anywidget).
 
 from __future__ import annotations
 
-import sys
 import time
 import zlib
 
@@ -42,6 +41,7 @@ from ._validation import check_count
 from .data import DATASETS  # the data sets of the panel: key -> label
 from .deletion_test import STATISTIC_LABELS, STATISTICS, DeletionTest
 from ._panel import _LRU, Panel
+from .book import enable_colab_widgets, in_book_build, in_colab
 from .dre import DRE_CHOICES
 from .dre import make_dre as _make_dre
 from .calibration import critical_value, rejects
@@ -333,10 +333,8 @@ def deletion_test_panel(**settings):
     >>> panel = deletion_test_panel(dataset="ckb8", statistic="lr")  # doctest: +SKIP
     >>> panel  # doctest: +SKIP
     """
-    if "google.colab" in sys.modules:  # pragma: no cover - only in Colab
-        from google.colab import output
-
-        output.enable_custom_widget_manager()
+    if in_colab() and not in_book_build():
+        enable_colab_widgets()
     return DeletionTestPanel(**settings)
 
 

@@ -182,10 +182,8 @@ def label_panel(results, **kwargs):
     >>> from gendel.gan.protocol import stored_results  # doctest: +SKIP
     >>> label_panel(stored_results("gpu"), bound=10.0)  # doctest: +SKIP
     """
-    import sys
+    from .book import enable_colab_widgets, in_book_build, in_colab
 
-    if "google.colab" in sys.modules:  # pragma: no cover - only in Colab
-        from google.colab import output
-
-        output.enable_custom_widget_manager()
+    if in_colab() and not in_book_build():
+        enable_colab_widgets()
     return LabelPanel(results, **kwargs)

@@ -17,6 +17,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "gendel"
 LAYERS = {
     # 0: helpers every module may use
     "gendel._validation": 0, "gendel._progress": 0, "gendel._kernels": 0, "gendel.cache": 0,
+    "gendel.book": 0,
     # 1: data, learners and statistics
     "gendel.data": 1, "gendel.images": 1, "gendel.models": 1, "gendel.stats": 1, "gendel._mmd": 1,
     "gendel.calibration": 1,
@@ -38,6 +39,7 @@ LAYERS = {
 LAZY_UPWARD = {
     ("gendel.dre", "gendel.gan.vdm"),  # gendel.dre.VDMDRE without importing torch for the 2-D half
     ("gendel.models", "gendel.gan.dcgan"),  # gendel.models.DCGAN, likewise
+    ("gendel.book", "gendel.plotting.common"),  # setup_page sets plotly's renderer; plotting asks book where it runs
 }
 
 MAX_LINES = 400

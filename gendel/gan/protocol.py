@@ -383,6 +383,7 @@ def run_job(job, results_dir=None, *, device=None, progress=True, data_root=None
         except OSError as exc:  # e.g. the disk filled up while training: keep the result
             warnings.warn(f"could not store the result of {job.name} in {path.parent} ({exc}); returning it "
                           "unstored", CacheWarning, stacklevel=2)
+    result["arrays"] = arrays  # as load_result gives them, so a fresh result and a stored one read alike
     return result
 
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 import base64
 import os
 import re
-import sys
 
 import numpy as np
 
 import plotly.io as pio
 from plotly.io._base_renderers import MimetypeRenderer
 
+from ..book import in_colab
 from ..protocol import STAT_SHORT as _STAT_SHORT
 
 #: The paper's colour code (§5.1): light blue for the approximated model, orange for the
@@ -286,7 +286,7 @@ def configure_renderer():
     pio.templates.default = "plotly_white"
     if os.environ.get("GENDEL_BOOK_BUILD"):
         pio.renderers.default = BOOK_RENDERER
-    elif "google.colab" in sys.modules:
+    elif in_colab():
         pio.renderers.default = "colab"
     return pio.renderers.default
 

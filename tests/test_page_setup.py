@@ -1,0 +1,180 @@
+"""gendel.book: where a page runs (book build, live, Colab) and the %%build_only cell magic."""
+
+import re
+import sys
+import types
+from pathlib import Path
+
+import plotly.io as pio
+import pytest
+
+import gendel.book as B
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = sorted(p for p in (ROOT / "book").rglob("*.md") if not {"_vendor", ".ipynb_checkpoints"} & set(p.parts))
+FIRST_CELL = re.compile(r"```\{code-cell\} ipython3\n:tags: \[remove-cell\]\nfrom gendel\.book import setup_page\n\n"
+                        r"page = setup_page\(\)")
+
+
+@pytest.fixture
+def plotly_state():
+    before = pio.templates.default, pio.renderers.default
+    yield
+    pio.templates.default, pio.renderers.default = before
+
+
+@pytest.fixture
+def shell(monkeypatch):
+    """A fresh IPython shell, as a kernel has one."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    sh = InteractiveShell.instance()
+    yield sh
+    InteractiveShell.clear_instance()
+
+
+@pytest.fixture
+def fake_colab(monkeypatch):
+    """A stand-in for Colab's ``google.colab.output`` that records its calls."""
+    calls = []
+    output = types.ModuleType("google.colab.output")
+    output.enable_custom_widget_manager = lambda: calls.append("enable_custom_widget_manager")
+    colab = types.ModuleType("google.colab")
+    colab.output = output
+    monkeypatch.setitem(sys.modules, "google.colab", colab)
+    monkeypatch.setitem(sys.modules, "google.colab.output", output)
+    return calls
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT / "book")))
+def test_every_page_starts_with_setup_page(page):
+    text = page.read_text()
+    first = text.index("```{code-cell}")
+    assert FIRST_CELL.match(text, first), f"{page.name}: the first code cell must be the setup_page cell"
+    assert "GENDEL_BOOK_BUILD" not in text.replace("`GENDEL_BOOK_BUILD=1`", ""), \
+        f"{page.name} reads GENDEL_BOOK_BUILD itself; use gendel.book (setup_page, %%build_only)"
+
+
+def test_live_outside_colab(monkeypatch, plotly_state):
+    monkeypatch.delenv("GENDEL_BOOK_BUILD", raising=False)
+    monkeypatch.setenv("GENDEL_COLAB", "0")
+    page = B.setup_page()
+    assert page.where == "live" and not page.colab_widgets and not page.magic
+    assert pio.templates.default == "plotly_white"
+
+
+def test_book_build_routes_widgets_nowhere(monkeypatch, plotly_state):
+    import comm
+
+    from gendel.plotting.common import BOOK_RENDERER
+
+    monkeypatch.setenv("GENDEL_BOOK_BUILD", "1")
+    monkeypatch.setattr(comm, "create_comm", comm.create_comm)  # undone after the test
+    page = B.setup_page()
+    assert page.where == "book" and page.renderer == BOOK_RENDERER == pio.renderers.default
+    assert comm.create_comm is comm.DummyComm
+
+
+def test_colab_forced_sets_renderer_and_widget_manager(monkeypatch, plotly_state, fake_colab):
+    monkeypatch.delenv("GENDEL_BOOK_BUILD", raising=False)
+    monkeypatch.setenv("GENDEL_COLAB", "1")
+    page = B.setup_page()
+    assert page.where == "colab" and page.colab_widgets
+    assert pio.renderers.default == "colab"
+    assert fake_colab == ["enable_custom_widget_manager"]
+
+
+def test_colab_detected_from_its_module(monkeypatch, plotly_state, fake_colab):
+    monkeypatch.delenv("GENDEL_BOOK_BUILD", raising=False)
+    monkeypatch.delenv("GENDEL_COLAB", raising=False)
+    assert B.in_colab()
+    B.setup_page()
+    assert fake_colab == ["enable_custom_widget_manager"]
+
+
+def test_colab_forced_without_colab_says_what_to_do(monkeypatch, plotly_state):
+    monkeypatch.delenv("GENDEL_BOOK_BUILD", raising=False)
+    monkeypatch.setenv("GENDEL_COLAB", "1")
+    monkeypatch.setitem(sys.modules, "google.colab", None)  # import fails
+    with pytest.raises(RuntimeError, match="unset GENDEL_COLAB"):
+        B.setup_page()
+
+
+def test_bad_flag_value_is_refused(monkeypatch):
+    monkeypatch.setenv("GENDEL_COLAB", "sometimes")
+    with pytest.raises(ValueError, match="set it to 1 or 0"):
+        B.in_colab()
+
+
+def test_build_only_skips_live_and_runs_in_the_build(monkeypatch, shell, plotly_state):
+    monkeypatch.delenv("GENDEL_BOOK_BUILD", raising=False)
+    monkeypatch.setenv("GENDEL_COLAB", "0")
+    shell.run_cell("from gendel.book import setup_page\npage = setup_page()").raise_error()
+    assert shell.user_ns["page"].magic
+    shell.run_cell("ran = []").raise_error()
+    shell.run_cell("%%build_only\nran.append('live')").raise_error()
+    assert shell.user_ns["ran"] == []
+    monkeypatch.setenv("GENDEL_BOOK_BUILD", "1")
+    shell.run_cell("%%build_only\nran.append('book')").raise_error()
+    assert shell.user_ns["ran"] == ["book"]
+
+
+def test_a_failing_build_only_cell_fails_the_build(monkeypatch, shell, plotly_state):
+    monkeypatch.setenv("GENDEL_BOOK_BUILD", "1")
+    import comm
+
+    monkeypatch.setattr(comm, "create_comm", comm.create_comm)
+    shell.run_cell("from gendel.book import setup_page\npage = setup_page()").raise_error()
+    result = shell.run_cell("%%build_only\nassert 1 == 2, 'a claim no longer holds'")
+    with pytest.raises(AssertionError, match="a claim no longer holds"):
+        result.raise_error()
+
+
+def test_pages_use_no_custom_tex_macros():
+    """JupyterLab (jupyterlab-myst) and Colab render a page's math without the book's Sphinx
+    configuration, so the pages use no macros of their own."""
+    import yaml
+
+    sphinx = yaml.safe_load((ROOT / "_config.yml").read_text())["sphinx"]["config"]
+    assert "macros" not in sphinx.get("mathjax3_config", {}).get("tex", {})
+    for page in PAGES:
+        used = sorted(set(re.findall(r"\\(?:rhohat|phat|KL)(?![A-Za-z])", page.read_text())))
+        assert not used, f"{page.name} uses {used}, which no live renderer defines; write them out"
+
+
+def test_live_page_keeps_glued_values_and_says_why(monkeypatch, shell, plotly_state):
+    monkeypatch.delenv("GENDEL_BOOK_BUILD", raising=False)
+    monkeypatch.setenv("GENDEL_COLAB", "0")
+    shown = []
+    monkeypatch.setattr("IPython.display.display", lambda *objs, **kw: shown.extend(objs))
+    shell.run_cell("from gendel.book import setup_page\npage = setup_page()").raise_error()
+    assert any("Running this page live" in getattr(o, "data", "") for o in shown)
+    shell.run_cell("from myst_nb import glue\nglue('explore_lam', 0.8, display=False)").raise_error()
+    assert shell.user_ns["page"].glued == {"explore_lam": 0.8}
+    shell.run_cell("page2 = setup_page()\nglue('x', 1, display=False)").raise_error()  # re-running the cell
+    assert shell.user_ns["page2"].glued == {"x": 1}
+    import myst_nb
+
+    assert not hasattr(myst_nb.glue.__wrapped__, "__wrapped__"), "setup_page wrapped glue twice"
+
+
+def test_chapter_page_lists_follow_the_toc():
+    """The chapter pages list their sections by hand (JupyterLab does not know Sphinx's
+    tableofcontents directive): same pages, same order and same titles as _toc.yml and the pages."""
+    import yaml
+
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    chapters = [c for part in toc["parts"] for c in part["chapters"] if c.get("sections")]
+    assert chapters
+    for chapter in chapters:
+        page = ROOT / f"{chapter['file']}.md"
+        listed = re.findall(r"^- \{doc\}`(.+) <([\w/]+)>`$", page.read_text().split("The pages of this chapter")[-1],
+                            re.M)
+        expected = []
+        for section in chapter["sections"]:
+            target = ROOT / f"{section['file']}.md"
+            title = re.search(r"^# (.+)$", target.read_text(), re.M).group(1)
+            expected.append((title, target.stem))
+        if page.name == "index.md" and "theory" in chapter["file"]:
+            continue  # theory/index introduces its sections in prose
+        assert listed == expected, f"{page.relative_to(ROOT)} lists {listed}, _toc.yml says {expected}"
