@@ -1,6 +1,7 @@
 # The two commands of README.md:
 #   make book   build the executed book into _build/html
 #   make test   run the whole test suite (unit tests, the book build, browser tests)
+#   make lab    (for readers) run the pages live in JupyterLab
 # Both set up everything they need on a fresh machine (Python 3.10+, Debian for the browser).
 
 PYTHON ?= python3
@@ -18,7 +19,10 @@ TORCH  ?= torch>=2.2,<2.14
 # shared 2-core machine with steal time a DCGAN step took 1196 ms spinning and 175 ms passive.
 BOOK_ENV := GENDEL_BOOK_BUILD=1 TQDM_DISABLE=1 OMP_WAIT_POLICY=PASSIVE GENDEL_CACHE_DIR=$(CURDIR)/_build/.gendel-cache
 
-.PHONY: book test unit data browser-deps clean
+# JupyterLab settings of the environment: MyST pages (.md) open as notebooks (gendel/book/lab.py).
+LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.json
+
+.PHONY: book test unit lab data browser-deps clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,7 +31,14 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e ".[test]"
 	touch $(STAMP)
 
-book: $(STAMP) data
+$(LAB_SETTINGS): $(STAMP) gendel/book/lab.py
+	$(PY) -m gendel.book.lab
+
+# Run the pages live: JupyterLab opens book/**/*.md as notebooks, with MyST rendered.
+lab: $(LAB_SETTINGS) data
+	$(VENV)/bin/jupyter lab
+
+book: $(STAMP) $(LAB_SETTINGS) data
 	$(BOOK_ENV) $(VENV)/bin/jupyter-book build . --all -W -n --keep-going
 
 # MNIST and Fashion-MNIST without torchvision or a download (see gendel/images.py): Debian's
@@ -49,7 +60,7 @@ unit: $(STAMP) data
 	$(PY) -m pytest -m "not book and not browser"
 
 # The book and browser tests use the HTML that `make book` just built instead of building it again.
-test: $(STAMP) browser-deps book
+test: $(STAMP) $(LAB_SETTINGS) browser-deps book
 	GENDEL_BOOK_HTML=$(CURDIR)/_build/html $(PY) -m pytest
 
 clean:
