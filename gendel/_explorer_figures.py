@@ -156,11 +156,14 @@ def build_stats_figure():
     return readable_figure(stats), hist_traces
 
 
-def draw_maps(fig, maps, s, N):
-    """Draw :class:`~gendel.explorer.RatioMaps` ``maps`` of settings ``s`` (training set size ``N``) into ``fig``."""
-    # Each trace is updated on its own: a batch_update that edits traces on different keys
-    # sends null for the keys a trace did not change (plotly 7.1 FigureWidget), which loses
-    # the colour range of the untouched traces in the browser.
+def draw_maps(fig, maps, s, N, *, axes=True):
+    """Draw :class:`~gendel.explorer.RatioMaps` ``maps`` of settings ``s`` (training set size ``N``) into ``fig``.
+
+    ``axes=False`` keeps the axes as they are (they depend on the data set only; setting them
+    again costs a fifth of a second of plotly's validation)."""
+    # A batch_update that edits traces on different keys sends null for the keys a trace did not
+    # change (plotly 7.1 FigureWidget), which loses the colour range of the untouched traces in
+    # the browser. So the two ratio maps (same keys) go in one message, the error map in another.
     n = len(maps.ys)
     limit = error_range(maps.error, maps.limit)
     err_label, err_title = ("log ρ̂_E − log ρ̂", "log error") if maps.mode == "log" else ("ρ̂_E − ρ̂", "difference")
@@ -170,8 +173,9 @@ def draw_maps(fig, maps, s, N):
         f"ρ̂_E ({describe_dre(s['dre'], sigma_c=s['sigma_c'], k=s['k'])})",
         f"{err_label}<br><sup>mean absolute value under p̂: {mean_text}; colours ±{limit:.1g}</sup>",
     )
-    for trace, ratio in zip(fig.data[:2], (maps.exact, maps.estimate)):
-        trace.update(x=maps.xs, y=maps.ys, z=ratio.astype(np.float32))
+    with fig.batch_update():  # each message is one redraw of the whole figure in the browser
+        for trace, ratio in zip(fig.data[:2], (maps.exact, maps.estimate)):
+            trace.update(x=maps.xs, y=maps.ys, z=ratio.astype(np.float32))
     error = np.clip(np.nan_to_num(maps.error, nan=0.0, neginf=-limit, posinf=limit), -limit, limit)
     fig.data[2].update(x=maps.xs, y=maps.ys, z=error.astype(np.float32), zmin=-limit, zmax=limit,
                        colorbar_title_text=plotly_text(err_title), colorbar_exponentformat="e")
@@ -180,19 +184,21 @@ def draw_maps(fig, maps, s, N):
             annotation.update(text=plotly_text(text), font_size=13)
         fig.layout.title.text = plotly_text(f"Ratio maps as in Fig. 3<br><sup>{describe_settings(s)} · N = {N}, "
                                  f"{n} × {n} grid</sup>")
-        square_axes(fig, s["dataset"], rows=1, cols=3, y_title_cols=(1, 2))
+        if axes:
+            square_axes(fig, s["dataset"], rows=1, cols=3, y_title_cols=(1, 2))
 
 def draw_ks(fig, result, R, m):
     """Draw the KS statistics of ``result`` (R repeats of m samples per set) as the bars of ``fig``."""
-    for trace, stat in zip(fig.data[: len(STATISTICS)], STATISTICS):
-        trace.y = [result.ks[q, stat] for q in QUESTIONS]
-    fig.layout.annotations[0].text = f"KS statistics<br><sup>R = {R}, m = {m}</sup>"
+    with fig.batch_update():  # one message, one redraw in the browser (every bar changes y only)
+        for trace, stat in zip(fig.data[: len(STATISTICS)], STATISTICS):
+            trace.y = [result.ks[q, stat] for q in QUESTIONS]
+        fig.layout.annotations[0].text = f"KS statistics<br><sup>R = {R}, m = {m}</sup>"
 
 def draw_distributions(fig, hist_traces, s, result):
     """Draw the histograms of ``s["statistic"]`` over the repeats of ``result`` (settings ``s``) into ``fig``."""
     stat = s["statistic"]
     values = result.values[stat]
-    titles = []
+    titles, steps = [], {}
     for q, pair in QUESTIONS.items():
         finite = [values[key][np.isfinite(values[key])] for key in pair]
         dropped = sum(values[key].size for key in pair) - sum(f.size for f in finite)
@@ -208,10 +214,12 @@ def draw_distributions(fig, hist_traces, s, result):
             # bin centres, with an empty bin on each side: the "hvh" steps then rise and fall at the edges
             width = edges[1] - edges[0]
             centres = np.r_[edges[0] - 0.5 * width, 0.5 * (edges[:-1] + edges[1:]), edges[-1] + 0.5 * width]
-            fig.data[hist_traces[q, key]].update(x=centres, y=np.r_[0, counts, 0])
+            steps[hist_traces[q, key]] = centres, np.r_[0, counts, 0]
         extra = f", {dropped} at −∞ not drawn" if dropped else ""
         titles.append(f"{q}<br><sup>KS = {result.ks[q, stat]:.3f}{extra}</sup>")
-    with fig.batch_update():
+    with fig.batch_update():  # every histogram changes x and y only: one message, one redraw
+        for index, (x, y) in steps.items():
+            fig.data[index].update(x=x, y=y)
         for annotation, text in zip(fig.layout.annotations[1:], titles):
             annotation.text = plotly_text(text)
         for col in range(2, 5):

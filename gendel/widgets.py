@@ -237,7 +237,8 @@ class ExplorerPanel(Panel):
         map_key = (state.setup_key, state.dre_key, s["map_mode"])
         if self._drawn.get("maps") != map_key:
             maps = state.maps()
-            draw_maps(self.maps_figure, maps, s, self.N)
+            draw_maps(self.maps_figure, maps, s, self.N, axes=self._drawn.get("maps_dataset") != s["dataset"])
+            self._drawn["maps_dataset"] = s["dataset"]
             self.map_error_ = maps.mean_error
             self._drawn["maps"] = map_key
         ks_key = state.ks_key
