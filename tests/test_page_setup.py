@@ -178,3 +178,17 @@ def test_chapter_page_lists_follow_the_toc():
         if page.name == "index.md" and "theory" in chapter["file"]:
             continue  # theory/index introduces its sections in prose
         assert listed == expected, f"{page.relative_to(ROOT)} lists {listed}, _toc.yml says {expected}"
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT / "book")))
+def test_paired_notebooks_carry_no_outputs(page):
+    """A page's .ipynb is opened fresh (Colab, JupyterLab): a stored widget output would show as
+    "Loading widget..." until its cell runs again, so the pairs hold code and text only."""
+    import json
+
+    pair = page.with_suffix(".ipynb")
+    if not pair.exists():
+        pytest.skip(f"{pair.name} is not paired")
+    nb = json.loads(pair.read_text())
+    stored = [i for i, c in enumerate(nb["cells"]) if c["cell_type"] == "code" and c.get("outputs")]
+    assert not stored, f"{pair.name}: cells {stored} store outputs; regenerate it with jupytext --update --to ipynb"
