@@ -1,8 +1,8 @@
-# The two commands of README.md:
+# The two commands of README.md, and one for readers:
 #   make book   build the executed book into _build/html
 #   make test   run the whole test suite (unit tests, the book build, browser tests)
 #   make lab    (for readers) run the pages live in JupyterLab
-# Both set up everything they need on a fresh machine (Python 3.10+, Debian for the browser).
+# Each sets up everything it needs on a fresh machine (Python 3.10+, Debian for the browser).
 
 PYTHON ?= python3
 VENV   := .venv
@@ -34,8 +34,9 @@ $(STAMP): pyproject.toml
 $(LAB_SETTINGS): $(STAMP) gendel/book/lab.py
 	$(PY) -m gendel.book.lab
 
-# Run the pages live: JupyterLab opens book/**/*.md as notebooks, with MyST rendered.
-lab: $(LAB_SETTINGS) data
+# Run the pages live: JupyterLab opens book/**/*.md as notebooks, with MyST rendered. The GAN pages
+# also need the images: `make data` (Debian), or torchvision downloads them.
+lab: $(LAB_SETTINGS)
 	$(VENV)/bin/jupyter lab
 
 book: $(STAMP) $(LAB_SETTINGS) data

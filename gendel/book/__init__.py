@@ -228,7 +228,8 @@ def _record_glue(values):
 
 LIVE_NOTE = (
     "**Running this page live.** The numbers the text quotes from its computations are filled in when "
-    "the book is built; here the text shows their names instead (such as `explore_lam:.1f`). After "
+    "the book is built; here the text shows their names instead (on the Explore page, for example, "
+    "`explore_lam:.1f` where the book prints 0.8). After "
     "*Run All*, `page.glued` holds every quoted value by name. Citations and links to other pages of the "
     "book resolve only in the book."
 )
