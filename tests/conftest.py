@@ -27,6 +27,9 @@ BOOK_ENV = {
 }
 BOOK_COMMAND = ["jupyter-book", "build", ".", "-W", "-n", "--keep-going"]
 
+CHROMIUM = os.environ.get("GENDEL_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic"]
+
 
 TOC = Path(os.environ.get("GENDEL_BOOK_TOC") or REPO / "_toc.yml").resolve()
 ROOT = TOC.parent  # the folder the toc's paths are relative to
@@ -104,3 +107,17 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.section("pages and figures checked in Chromium")
         for line in BROWSER_REPORT:
             terminalreporter.write_line(line)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One Chromium for the session: Playwright's sync API runs once per process, so the static
+    pages' tests (test_browser.py) and the live ones (test_live.py) share it."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} not found: install Debian's chromium (`make browser-deps`), "
+                    "or point $GENDEL_CHROMIUM at a Chromium binary", pytrace=False)
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()

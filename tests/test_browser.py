@@ -22,12 +22,10 @@ from urllib.parse import urlparse
 
 import pytest
 
-from conftest import BROWSER_REPORT, PAGES
+from conftest import BROWSER_REPORT, CHROMIUM, CHROMIUM_ARGS, PAGES  # noqa: F401 (re-exported)
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = os.environ.get("GENDEL_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic"]
 VIEWPORT = {"width": 1400, "height": 1000}
 
 #: The most bytes of HTML a page may have (1 MiB): the figures' data is inline, and a reader on a
@@ -56,18 +54,6 @@ def server(book_html):
     yield f"http://127.0.0.1:{httpd.server_address[1]}"
     httpd.shutdown()
     httpd.server_close()
-
-
-@pytest.fixture(scope="session")
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} not found: install Debian's chromium (`make browser-deps`), "
-                    "or point $GENDEL_CHROMIUM at a Chromium binary", pytrace=False)
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 # ------------------------------------------------------------------------------------------

@@ -31,11 +31,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BROWSER_REPORT, REPO
+from conftest import BROWSER_REPORT, CHROMIUM, REPO  # noqa: F401 (browser: a fixture of conftest)
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = os.environ.get("GENDEL_CHROMIUM", "/usr/bin/chromium")
 JUPYTER = Path(sys.executable).parent / "jupyter"
 LAB_OVERRIDES = Path(sys.prefix) / "share" / "jupyter" / "lab" / "settings" / "overrides.json"
 SHOTS = os.environ.get("GENDEL_LIVE_SHOTS")
@@ -113,17 +112,6 @@ def lab(tmp_path_factory):
         log.close()
 
 
-@pytest.fixture(scope="module")
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} not found: install Debian's chromium (`make browser-deps`)", pytrace=False)
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu", "--disable-quic"])
-        yield b
-        b.close()
-
-
 # ------------------------------------------------------------------------------------------
 # Driving JupyterLab
 
@@ -164,7 +152,9 @@ def open_page(browser, lab, path, width=1400):
     page = browser.new_page(viewport={"width": width, "height": 1000})
     console = []
     page.on("console", lambda m: console.append(f"{m.type}: {m.text}"))
-    page.goto(f"{lab['base']}/lab/tree/{path}?token={lab['token']}")
+    # A workspace of its own: JupyterLab would otherwise reopen the pages of the previous test.
+    workspace = "w" + secrets.token_hex(4)
+    page.goto(f"{lab['base']}/lab/workspaces/{workspace}/tree/{path}?token={lab['token']}")
     page.wait_for_selector(".jp-Notebook, .jp-FileEditor", timeout=120_000)
     assert page.locator(".jp-FileEditor").count() == 0 and page.locator(".jp-Notebook").count() == 1, \
         f"{path} opened in the text editor, not as a notebook: JupyterLab's default viewer for .md is not jupytext's"
@@ -208,7 +198,8 @@ def check_rendering(page, console, name):
 
     raw_tex = sorted(set(re.findall(r"\\[A-Za-z]{2,}", text)))
     assert not raw_tex, f"{name}: raw TeX in the rendered Markdown: {raw_tex[:10]}"
-    raw_myst = sorted(set(re.findall(r"```\{|\{(?:cite|doc|glue:text|glue:md|numref|prf:ref)\}", text)))
+    raw_myst = sorted(set(re.findall(r"```\{|\{(?:cite|doc|glue:text|glue:md|numref|prf:ref)\}|Unknown (?:Directive|Role)",
+                                     text, re.I)))
     assert not raw_myst, f"{name}: raw MyST markup in the rendered Markdown: {raw_myst}"
     math = [m for m in console if re.search(r"KaTeX|Undefined control sequence|ParseError", m)]
     assert not math, f"{name}: math errors in the console: {math[:3]}"
