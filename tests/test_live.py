@@ -61,8 +61,9 @@ def _cache_dir(tmp):
     return tmp / "cache"
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def lab(tmp_path_factory):
+    """A JupyterLab server of the test's own (a shared one reopens the previous test's pages)."""
     if not LAB_OVERRIDES.exists():
         pytest.fail(f"{LAB_OVERRIDES} is missing: run `python -m gendel.book.lab` (make does) so that "
                     "JupyterLab opens the pages as notebooks", pytrace=False)
@@ -152,9 +153,7 @@ def open_page(browser, lab, path, width=1400):
     page = browser.new_page(viewport={"width": width, "height": 1000})
     console = []
     page.on("console", lambda m: console.append(f"{m.type}: {m.text}"))
-    # A workspace of its own: JupyterLab would otherwise reopen the pages of the previous test.
-    workspace = "w" + secrets.token_hex(4)
-    page.goto(f"{lab['base']}/lab/workspaces/{workspace}/tree/{path}?token={lab['token']}")
+    page.goto(f"{lab['base']}/lab/tree/{path}?token={lab['token']}")
     page.wait_for_selector(".jp-Notebook, .jp-FileEditor", timeout=120_000)
     assert page.locator(".jp-FileEditor").count() == 0 and page.locator(".jp-Notebook").count() == 1, \
         f"{path} opened in the text editor, not as a notebook: JupyterLab's default viewer for .md is not jupytext's"
