@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -193,8 +194,6 @@ def check_rendering(page, console, name):
     assert not errors, f"{name}: cells wrote errors or warnings: {errors[:3]}"
     text = page.evaluate(MARKDOWN_TEXT_JS)
     assert len(text) > 500, f"{name}: the Markdown did not render ({len(text)} characters)"
-    import re
-
     raw_tex = sorted(set(re.findall(r"\\[A-Za-z]{2,}", text)))
     assert not raw_tex, f"{name}: raw TeX in the rendered Markdown: {raw_tex[:10]}"
     raw_myst = sorted(set(re.findall(r"```\{|\{(?:cite|doc|glue:text|glue:md|numref|prf:ref)\}|Unknown (?:Directive|Role)",
@@ -280,8 +279,6 @@ def test_explore_runs_live_and_the_panel_answers(browser, lab):
         moves.append(press_and_time(page, "σ_C", "ArrowRight", "panel = explore(", figures))
         page.wait_for_timeout(300)
         # the panel's status line says how long the kernel took for the statistics
-        import re
-
         said = re.findall(r"ready \(in ([0-9.]+) s\)", " ".join(status.locator(".widget-html").all_inner_texts()))
         kernel.append(said[0] if said else "?")
     page.wait_for_timeout(500)
