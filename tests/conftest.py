@@ -9,11 +9,13 @@ during development; by default the tests read the repository's ``_toc.yml``.
 
 from __future__ import annotations
 
+import base64
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
@@ -121,3 +123,15 @@ def browser():
         b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield b
         b.close()
+
+
+def trace_array(value, dtype=np.float64):
+    """A plotly trace's data array as numpy: a list or array as is, a typed-array spec
+    (``{"dtype", "bdata", "shape"}``, how the explore panel sends its maps) decoded."""
+    if isinstance(value, dict) and "bdata" in value:
+        kinds = {"f4": np.float32, "f8": np.float64, "u1": np.uint8, "u2": np.uint16, "i4": np.int32}
+        arr = np.frombuffer(base64.b64decode(value["bdata"]), dtype=kinds[value["dtype"]])
+        if "shape" in value:
+            arr = arr.reshape([int(s) for s in str(value["shape"]).split(",")])
+        return arr.astype(dtype)
+    return np.asarray(value, dtype=dtype)

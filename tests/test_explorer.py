@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from sklearn.linear_model import LogisticRegression
 
+from conftest import trace_array
 from gendel import dre as D
 from gendel import experiments
 from gendel._panel import Panel
@@ -239,7 +240,7 @@ def test_error_map_has_a_visible_labelled_symmetric_scale(settings):
     fig = build_maps_figure(len(maps.ys))
     draw_maps(fig, maps, state.settings, state.N)
     err = fig.data[2]
-    z = np.asarray(err.z, dtype=float)
+    z = trace_array(err.z)
     assert err.zmin == -err.zmax and 0 < err.zmax <= ERROR_LIMITS[maps.mode]
     assert err.colorbar.title.text and err.colorbar.exponentformat == "e"
     assert np.all(np.isfinite(z)) and np.abs(z).max() <= err.zmax * (1 + 1e-6)  # float32

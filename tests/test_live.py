@@ -143,7 +143,10 @@ window.__gendelSig = (gd, traces) => {
   if (!gd) return 'missing';
   let s = 0, n = 0;
   const add = v => { if (Array.isArray(v) || ArrayBuffer.isView(v)) { for (const x of v) add(x); }
-                     else if (typeof v === 'number' && isFinite(v)) { s += v * (1 + (n++ % 7)); } };
+                     else if (typeof v === 'number' && isFinite(v)) { s += v * (1 + (n++ % 7)); }
+                     // a typed-array spec ({dtype, bdata}: base64 of the numbers): a hash of its text
+                     else if (v && typeof v.bdata === 'string') {
+                       for (let i = 0; i < v.bdata.length; i += 7) s += v.bdata.charCodeAt(i) * (1 + (n++ % 7)); } };
   (gd.data || []).slice(0, traces || undefined).forEach(t => { add(t.x); add(t.y); add(t.z); });
   return n + ':' + s.toPrecision(12);
 };"""

@@ -17,6 +17,7 @@ from gendel import experiments  # noqa: E402
 from gendel.dre import ClassifierDRE, ExactKDERatio, KernelClassifierDRE, KNNClassifierDRE  # noqa: E402
 from gendel.widgets import DEFAULTS, ERROR_LIMITS, ExplorerPanel, explore, precomputed_ks_figure  # noqa: E402
 from gendel._explorer_figures import error_range  # noqa: E402
+from conftest import trace_array  # noqa: E402
 
 R = 25  # repeats in these tests: the smallest choice of the panel, to keep them quick
 
@@ -29,7 +30,7 @@ def panel():
 
 
 def z(figure, i):
-    return np.asarray(figure.data[i].z, dtype=np.float64)
+    return trace_array(figure.data[i].z)
 
 
 def direct_setup(panel):
@@ -429,7 +430,7 @@ def test_snapshot_copies_the_panel_figures(panel):
         assert type(snap[key]) is go.Figure
         assert len(snap[key].data) == len(live.data)
         assert snap[key].layout.width is None
-    np.testing.assert_array_equal(np.asarray(snap["maps"].data[1].z), z(panel.maps_figure, 1))
+    np.testing.assert_array_equal(trace_array(snap["maps"].data[1].z), z(panel.maps_figure, 1))
 
 
 def test_precomputed_ks_figure_steps_equal_synthetic_statistics():
