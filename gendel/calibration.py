@@ -231,7 +231,7 @@ def type_one_band(n_rep, n_null, alpha, level=0.99):
 
 @dataclass(frozen=True)
 class PowerResult:
-    """The rejection rate of :meth:`DeletionTest.power` with its exact 95 % binomial interval.
+    """The rejection rate of :meth:`~gendel.deletion_test.DeletionTest.power` with its exact 95 % binomial interval.
 
     ``statistics`` and ``p_values`` hold one entry per replicate (natural scale).
 

@@ -120,7 +120,7 @@ class DeletionTest:
     ----------
     model : object
         The pre-trained model p_hat: anything with ``sample(m, *, rng)`` (a
-        :class:`gendel.models.KDE`, a :class:`gendel.models.DCGAN`, ...).
+        :class:`gendel.models.KDE`, a :class:`gendel.gan.DCGAN`, ...).
     dre : object
         A fitted density ratio estimator rho_hat_E with ``log_ratio(Y)`` (or the exact
         :class:`gendel.dre.ExactKDERatio` where it is known). Not used by ``"mmd"``, which
@@ -132,7 +132,7 @@ class DeletionTest:
     rng : numpy.random.Generator, int or None
         Source of the model draws. None takes fresh entropy (results then vary between runs).
     kernel : {"rbf", "laplacian"} or callable
-        MMD only: k(x, y) = exp(-|x - y|^2 / (2 h^2)), exp(-|x - y| / h), or ``kernel(A, B)``
+        MMD only: k(x, y) = exp(-||x - y||^2 / (2 h^2)), exp(-||x - y|| / h), or ``kernel(A, B)``
         returning the Gram matrix between the rows of A and B (points are flattened).
     bandwidth : float, optional
         MMD only: h. By default the median heuristic (Gretton et al., 2012): the median distance
@@ -346,7 +346,7 @@ class DeletionTest:
     def p_values(self, statistics, m, *, method="monte-carlo"):
         """The p-values of statistics computed elsewhere (natural scale) for sample size m.
 
-        For example the ``statistics`` of a :class:`PowerResult`, to compare the Monte-Carlo
+        For example the ``statistics`` of a :class:`~gendel.calibration.PowerResult`, to compare the Monte-Carlo
         and the asymptotic p-values on the same samples.
         """
         self._check_level(0.5, method)
@@ -364,7 +364,7 @@ class DeletionTest:
 
         With ``alternative`` equal to the pre-trained model this is the type-I error: its
         expectation is at most alpha, and since the n_rep tests share the null sample of size m
-        it spreads around alpha as :func:`type_one_band` says (not as a binomial).
+        it spreads around alpha as :func:`~gendel.calibration.type_one_band` says (not as a binomial).
 
         Parameters
         ----------

@@ -15,7 +15,7 @@ Each test draws from its own random stream, derived from the panel's seed and th
 so the same settings give the same figure whatever was shown before.
 
 A redraw that fails rolls the controls back to the last settings that drew and says what failed
-on the status line (:class:`gendel._panel.Panel`).
+on the status line (:class:`!gendel._panel.Panel`).
 
 Widgets need a kernel (Jupyter, Binder, Colab); the static book shows
 :func:`gendel.plotting.deletion_test.decision_slider_figure` instead. Requires the ``widgets``
@@ -163,7 +163,7 @@ class DeletionTestPanel(Panel):
 
         Raises ValueError for an unknown setting or a value that is not one of its control's
         choices; nothing changes then. A redraw that fails rolls the controls back to
-        :attr:`last_valid_settings_` and raises. Returns self.
+        :attr:`!last_valid_settings_` and raises. Returns self.
         """
         return super().set(**settings)
 

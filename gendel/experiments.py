@@ -269,7 +269,7 @@ def sweep(dataset, lams, dres, *, labels=None, N=None, m=None, R=None, sigma_a=N
 def setup(dataset, lam=None, *, N=None, sigma_a=None, seed=None, variance=None):
     """The fixed part of one seed of the protocol: X, the deletion mask and the exact ratio.
 
-    Returns ``(X, deleted, exact)`` where ``exact`` is the fitted :class:`ExactKDERatio`
+    Returns ``(X, deleted, exact)`` where ``exact`` is the fitted :class:`~gendel.dre.ExactKDERatio`
     (with ``.pretrained_`` and ``.retrained_`` KDEs). Identical to what
     :func:`synthetic_statistics` uses for the same arguments; ``dataset`` may be a
     :class:`~gendel.protocol.Protocol`.

@@ -150,7 +150,7 @@ def validate_settings(settings):
 
 
 def weighted_abs_mean(values, log_weights):
-    """sum_i w_i |v_i| / sum_i w_i with w = exp(log_weights); inf when a weighted value is infinite.
+    """sum_i w_i ``|v_i|`` / sum_i w_i with w = exp(log_weights); inf when a weighted value is infinite.
 
     Examples
     --------

@@ -5,7 +5,7 @@ models from stored results (no training): for a bound B, Alg. 1 accepts a pre-tr
 with probability min(ρ̂_E(y), B) / B, so the approximated model's label distribution is that of
 the stored pre-trained samples weighted by min(ρ̂_E, B)
 (:func:`gendel.gan.report.bound_label_distribution`). A redraw takes milliseconds; one that
-fails rolls the controls back to the last settings that drew (:class:`gendel._panel.Panel`).
+fails rolls the controls back to the last settings that drew (:class:`!gendel._panel.Panel`).
 
 Widgets need a kernel (Jupyter, Binder, Colab); the book shows
 :func:`gendel.plotting.gan.bound_slider_figure` instead. Requires the ``widgets`` extra.

@@ -245,12 +245,12 @@ def shared(protocol):
 
 
 def _batch(limit, proposed, wanted, n_acc, rate):
-    """The size of Alg. 1's next batch of proposals, as :meth:`ApproximateDeletion.sample` sizes it."""
+    """The size of Alg. 1's next batch of proposals, as :meth:`~gendel.deletion.ApproximateDeletion.sample` sizes it."""
     return int(min(limit - proposed, max(64, math.ceil(1.2 * (wanted - n_acc) / max(rate, 1e-3)))))
 
 
 def _limit(wanted, bound, max_proposals=None):
-    """The number of proposals after which :meth:`ApproximateDeletion.sample` gives up."""
+    """The number of proposals after which :meth:`~gendel.deletion.ApproximateDeletion.sample` gives up."""
     return max_proposals or int(min(max(100_000, 1000 * wanted * bound), MAX_DEFAULT_PROPOSALS))
 
 
@@ -258,7 +258,7 @@ def _limit(wanted, bound, max_proposals=None):
 def proposals(protocol, bound):
     """The first batch of Alg. 1's proposals for Y_D with bound B, shared by every DRE with that B.
 
-    :meth:`ApproximateDeletion.sample` draws Y_D (m R points, stream "D") in batches; the size of
+    :meth:`~gendel.deletion.ApproximateDeletion.sample` draws Y_D (m R points, stream "D") in batches; the size of
     the first batch depends only on m R and B, so its proposals y ~ p_hat, its uniforms u and
     rho_hat(y) are the same for every DRE whose bound is B (all classifier DREs: N / (N - N')).
     Cached in memory by (protocol, B); the arrays are read-only.

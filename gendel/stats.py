@@ -206,7 +206,7 @@ def mmd2_unbiased(Y, Yhat, bandwidth=1.0):
 
 
 def ks_statistic(a, b):
-    """Two-sample Kolmogorov-Smirnov statistic sup_t |F_a(t) - F_b(t)| between two samples.
+    """Two-sample Kolmogorov-Smirnov statistic sup_t ``|F_a(t) - F_b(t)|`` between two samples.
 
     Values of -inf (a zero ratio) are ordered below every finite value.
 

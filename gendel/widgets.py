@@ -13,7 +13,7 @@ lambda, sigma_A, the DRE and its hyper-parameter, seed, number of repeats R) and
 The settings, the caches and the computations live in :class:`gendel.explorer.ExplorerState`
 (no widgets needed); this module builds the controls and figures and draws from that state.
 A redraw that fails (e.g. a kNN with k larger than its training set) rolls the controls back to
-the last settings that worked and says so on the status line (:class:`gendel._panel.Panel`).
+the last settings that worked and says so on the status line (:class:`!gendel._panel.Panel`).
 
 Widgets need a kernel: in the static book they are inert, and the book shows a snapshot made
 with :meth:`ExplorerPanel.snapshot` instead.
@@ -73,7 +73,7 @@ class ExplorerPanel(Panel):
     resolution : int
         Grid points per axis of the ratio maps (150: a 150 x 150 grid).
     **settings
-        Initial values of the controls, see :attr:`DEFAULTS`: ``dataset`` ("mog8"/"ckb8"),
+        Initial values of the controls, see :data:`~gendel.explorer.DEFAULTS`: ``dataset`` ("mog8"/"ckb8"),
         ``lam``, ``sigma_a``, ``dre`` ("kbc", "knn", "logreg"), ``sigma_c``, ``k``, ``seed``,
         ``R`` (repeats of the KS computation, one of 25, 50, 100, 250), ``map_mode``
         ("difference" or "log"), ``statistic`` (whose distributions are drawn: "LR", "log",
@@ -152,7 +152,7 @@ class ExplorerPanel(Panel):
         """Static copies of the panel's figures, for pages without a kernel.
 
         Returns a dict with ``"maps"`` and ``"statistics"``: plain ``plotly.graph_objects.Figure``
-        objects with the same data and layout as :attr:`maps_figure` and :attr:`stats_figure`,
+        objects with the same data and layout as :attr:`!maps_figure` and :attr:`!stats_figure`,
         which render in a static HTML page.
         """
         def copy(widget):

@@ -7,7 +7,7 @@ and reads the numbers its prose needs from :func:`glue_values`; no sentence is b
 
 The verdict of a claim checked on several cases is :func:`verdict`, the one verdict helper of
 the book (the 2-D chapter, the GAN chapter and the theory pages). The claims of §5.1 and
-Appendix D on the synthetic data are in :mod:`gendel.claims.synthetic`.
+Appendix D on the synthetic data are in :mod:`!gendel.claims.synthetic`.
 """
 
 from __future__ import annotations

@@ -18,14 +18,14 @@ from .training import as_tensor, batches, config_key, data_fingerprint, default_
 
 
 class LabelClassifier(Estimator):
-    """A :class:`~gendel.gan.networks.LabelCNN` trained with cross-entropy and Adam.
+    """A :class:`!gendel.gan.networks.LabelCNN` trained with cross-entropy and Adam.
 
     Parameters
     ----------
     epochs : int
         Passes over the training images.
     seed, width, batch_size, lr, device, checkpoint_dir, progress
-        As for :class:`gendel.models.DCGAN`.
+        As for :class:`gendel.gan.DCGAN`.
 
     Attributes
     ----------

@@ -41,7 +41,7 @@ class DCGAN(Estimator):
 
     Trained with the non-saturating GAN loss and Adam, as torch's DCGAN example. An implicit
     model: it can be sampled but has no density, so the ratio between the pre-trained and the
-    re-trained DCGAN is unknown and gendel estimates it with :class:`gendel.dre.VDMDRE`.
+    re-trained DCGAN is unknown and gendel estimates it with :class:`gendel.gan.VDMDRE`.
 
     Parameters
     ----------

@@ -59,7 +59,7 @@ class VDMDRE(DensityRatioEstimator):
         errata E5) or Jensen-Shannon (Example 2).
     network : torch.nn.Module, optional
         The network T, mapping a batch to one value per example. ``None`` picks an
-        :class:`~gendel.gan.networks.MLP` for vectors (n, d) and, for images (n, 1, 28, 28),
+        :class:`!gendel.gan.networks.MLP` for vectors (n, d) and, for images (n, 1, 28, 28),
         the DCGAN discriminator's architecture (Appendix E.1) without BatchNorm: with separate
         batches from X and X \\ X', BatchNorm normalises each batch by its own statistics and
         breaks the normalisation E_X[rho_hat_E] = 1.
@@ -75,7 +75,7 @@ class VDMDRE(DensityRatioEstimator):
         Adam's learning rate; by default 1e-4 for images (DCGAN's 2e-4 halved, Appendix E.1)
         and 1e-3 for vectors.
     device, checkpoint_dir, progress
-        As for :class:`gendel.models.DCGAN`.
+        As for :class:`gendel.gan.DCGAN`.
 
     Attributes
     ----------

@@ -334,7 +334,7 @@ def markdown_text(text):
 def markdown_table(header, rows, formats=None):
     """A Markdown table of computed values, for ``IPython.display.Markdown`` in a page.
 
-    Header and cells go through :func:`markdown_text`, so ``σ_C`` reads as σ<sub>C</sub>.
+    Header and cells go through :func:`!markdown_text`, so ``σ_C`` reads as σ<sub>C</sub>.
 
     Parameters
     ----------

@@ -101,7 +101,8 @@ def thm2_checks(runs, delta, *, n_calibration=None, wrong=(10, 100, 1000)):
 
     The printed bound is 2 (epsilon_{N-N'} + ||rho_*||_inf epsilon_N); the corrected one multiplies
     the same bracket by ||p_hat||_inf + ||p_hat^2 / p_0||_inf instead of 2
-    (:meth:`ConsistencyRun.thm2_bound_corrected`). All constants are (1 - delta)-quantiles of the
+    (:meth:`~gendel.theory.consistency.ConsistencyRun.thm2_bound_corrected`). All constants are
+    (1 - delta)-quantiles of the
     calibration draws; the left side ||rho_hat_E p_hat - p_hat'||_{1,p_hat} is taken on the test
     draws, and a share 4 delta may lie above. Pass runs on circles of different circumferences to
     see the change of units that the printed bound misses; the corrected bound is also checked

@@ -1,6 +1,6 @@
 """A setting where ratio consistency (Def. 1) can hold: densities on the circle [0, L).
 
-Def. 1 asks for sup_x |log(p_A(Z)(x) / mu(x))| -> 0. For a Gaussian KDE on R^d this fails: the
+Def. 1 asks for sup_x ``|log(p_A(Z)(x) / mu(x))|`` -> 0. For a Gaussian KDE on R^d this fails: the
 KDE's tails are those of its kernel, not of mu, so the log ratio is unbounded far from the data
 (see the approximation page). On a compact domain without boundary, with a true density that is
 smooth and bounded away from 0, a KDE with a shrinking bandwidth is uniformly consistent and the
@@ -236,7 +236,7 @@ def fourier_sums(X, K, period=1.0, mask=None):
 def kde_coefficients(sums, counts, bandwidth, period=1.0):
     """Fourier coefficients c_k = g_k S_k / n of a wrapped Gaussian KDE from :func:`fourier_sums`.
 
-    The KDE is p(x) = (1 / L) sum_{|k| <= K} c_k exp(2 pi i k x / L) with c_{-k} = conj(c_k).
+    The KDE is p(x) = (1 / L) sum_{``|k|`` <= K} c_k exp(2 pi i k x / L) with c_{-k} = conj(c_k).
 
     Examples
     --------
@@ -254,7 +254,9 @@ def kde_coefficients(sums, counts, bandwidth, period=1.0):
 
 
 def density_on_grid(coefficients, grid):
-    """Evaluate the Fourier series (1 / L) sum_k c_k e^{2 pi i k x / L} on a :class:`PeriodicGrid`.
+    """Evaluate the Fourier series (1 / L) sum_k c_k e^{2 pi i k x / L} on a grid.
+
+    The grid is a :class:`~gendel.theory.quadrature.PeriodicGrid`.
 
     ``coefficients`` has shape (..., K + 1) with K < G / 2; returns shape (..., G).
 
@@ -299,7 +301,7 @@ MAX_TERMS = 10**7
 class WrappedGaussianKDE(Estimator):
     """Kernel density estimator on the circle [0, L) with a wrapped Gaussian kernel.
 
-    p_KDE(x; Z) = (1 / |Z|) sum_{z in Z} K_h(x - z),  K_h(u) = sum_{j in Z} N(u + j L; 0, h^2),
+    p_KDE(x; Z) = (1 / ``|Z|``) sum_{z in Z} K_h(x - z),  K_h(u) = sum_{j in Z} N(u + j L; 0, h^2),
 
     the circular analogue of the paper's Gaussian KDE (§3.1, Example 1).
 
@@ -367,7 +369,7 @@ class WrappedGaussianKDE(Estimator):
         return np.log(self.density(x))
 
     def on_grid(self, grid):
-        """p_KDE on the nodes of a :class:`PeriodicGrid` (one inverse FFT)."""
+        """p_KDE on the nodes of a :class:`~gendel.theory.quadrature.PeriodicGrid` (one inverse FFT)."""
         self._check()
         if not isinstance(grid, PeriodicGrid) or grid.period != self.period:
             raise ValueError("grid must be a PeriodicGrid with the same period as the KDE")

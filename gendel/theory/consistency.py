@@ -8,11 +8,11 @@ nodes and integrals use the periodic trapezoid rule; with the default 4096 nodes
 above 0.02 L both are accurate to better than 1e-5 relative (checked in the tests by doubling
 the grid).
 
-Learners
---------
-A   = KDE with bandwidth h_A = scale_a * L * N^(-1/5)   (the generative learner)
-A_0 = KDE with bandwidth h_0 = scale_0 * L * N^(-1/5)   (the fixed consistent learner from which
-      the proofs of Thms. 1, 2 and 7 build the DRE rho_hat_E = p_{A_0}(X \\ X') / p_{A_0}(X))
+Learners::
+
+    A   = KDE with bandwidth h_A = scale_a * L * N^(-1/5)   (the generative learner)
+    A_0 = KDE with bandwidth h_0 = scale_0 * L * N^(-1/5)   (the fixed consistent learner from which
+          the proofs of Thms. 1, 2 and 7 build the DRE rho_hat_E = p_{A_0}(X \\ X') / p_{A_0}(X))
 
 Both bandwidths are set by the size N of the full training set and used for both fits, as the
 paper's experiments use one sigma_A for p_hat and p_hat'.
@@ -45,30 +45,46 @@ class ConsistencyRun:
 
     Attributes (arrays of shape (R,) unless noted)
     ----------------------------------------------
-    N, R, bandwidth_a, bandwidth_0, period : settings
+    N, R, bandwidth_a, bandwidth_0, period
+        settings
     rho_star_sup : float
         ||rho_*||_inf.
-    n_deleted : N' in each repeat (thinning makes it random).
+    n_deleted
+        N' in each repeat (thinning makes it random).
     sup_log : dict
         ``sup_log[learner, data]`` = ||log(p_learner(data) / mu)||_inf, learner in {"A", "A0"},
         data in {"X", "kept"} (mu = p_* for X, p_*' for X \\ X'): the RC quantities of Def. 1.
     tv : dict
         ``tv[learner, data]`` = ||p_learner(data) - mu||_1: the TVC quantities of Def. 2.
-    l1_error : ||rho_hat_E p_hat - p_hat'||_1, the left side of Thm. 1.
-    step_exact : int p_hat |rho_hat - rho_*|, first half of Thm. 1's proof.
-    step_dre : int p_hat |rho_hat_E - rho_*|, second half of Thm. 1's proof.
-    weighted_error : ||rho_hat_E p_hat - p_hat'||_{1, p_hat}, the left side of Thm. 2.
-    weighted_error_alt : int p_hat^2 |rho_hat - rho_hat_E|, the same quantity by the other formula
+    l1_error
+        ||rho_hat_E p_hat - p_hat'||_1, the left side of Thm. 1.
+    step_exact
+        int p_hat ``|rho_hat - rho_*|``, first half of Thm. 1's proof.
+    step_dre
+        int p_hat ``|rho_hat_E - rho_*|``, second half of Thm. 1's proof.
+    weighted_error
+        ||rho_hat_E p_hat - p_hat'||_{1, p_hat}, the left side of Thm. 2.
+    weighted_error_alt
+        int p_hat^2 ``|rho_hat - rho_hat_E|``, the same quantity by the other formula
         of Thm. 2's proof.
-    step2_exact : int p_hat^2 |rho_hat - rho_*|.
-    step2_exact_alt : int p_hat |p_hat' - p_*' - rho_* (p_hat - p_*)|, the rewriting in Thm. 2's proof.
-    step2_dre : int p_hat^2 |rho_hat_E - rho_*|.
-    sup_p : ||p_hat||_inf.
-    sup_p2_over_p0 : ||p_hat^2 / p_{A_0}(X)||_inf.
-    sup_dlog : ||log rho_hat - log rho_hat_E||_inf (Thm. 8(1)'s epsilon).
-    sup_dlog_inverted : ||log rho_hat + log rho_hat_E||_inf, the same with rho_hat_E inverted.
-    seed : the seed of the draws (runs with different seeds are independent).
-    lr_exact, lr_dre : LR(Y, rho_hat) and LR(Y, rho_hat_E) for Y ~ p_hat with m points (when m given).
+    step2_exact
+        int p_hat^2 ``|rho_hat - rho_*|``.
+    step2_exact_alt
+        int p_hat ``|p_hat' - p_*' - rho_* (p_hat - p_*)|``, the rewriting in Thm. 2's proof.
+    step2_dre
+        int p_hat^2 ``|rho_hat_E - rho_*|``.
+    sup_p
+        ||p_hat||_inf.
+    sup_p2_over_p0
+        ||p_hat^2 / p_{A_0}(X)||_inf.
+    sup_dlog
+        ||log rho_hat - log rho_hat_E||_inf (Thm. 8(1)'s epsilon).
+    sup_dlog_inverted
+        ||log rho_hat + log rho_hat_E||_inf, the same with rho_hat_E inverted.
+    seed
+        the seed of the draws (runs with different seeds are independent).
+    lr_exact, lr_dre
+        LR(Y, rho_hat) and LR(Y, rho_hat_E) for Y ~ p_hat with m points (when m given).
 
     Examples
     --------
@@ -142,7 +158,7 @@ class ConsistencyRun:
         return 2.0 * (ek + self.rho_star_sup * e)
 
     def thm2_bound_corrected(self, delta):
-        """The bound Thm. 2's proof does give once |p_hat - p_*| <= eps is not read pointwise:
+        """The bound Thm. 2's proof does give once ``|p_hat - p_*|`` <= eps is not read pointwise:
 
         (||p_hat||_inf + ||p_hat^2 / p_0||_inf) (epsilon_{N-N'} + ||rho_*||_inf epsilon_N),
         with the two sup-norms at their empirical (1 - delta)-quantiles.
@@ -158,7 +174,7 @@ class ConsistencyRun:
 
     @property
     def lr_difference(self):
-        """|LR(Y, rho_hat) - LR(Y, rho_hat_E)| per repeat (Thms. 7 and 8(1))."""
+        """``|LR(Y, rho_hat) - LR(Y, rho_hat_E)|`` per repeat (Thms. 7 and 8(1))."""
         if self.lr_exact is None:
             raise ValueError("this run has no LR statistics: pass m=... to consistency_run")
         return np.abs(self.lr_exact - self.lr_dre)
@@ -190,7 +206,7 @@ def consistency_run(model, N, *, R=200, scale_a=0.25, scale_0=0.4, grid_size=409
 
     Examples
     --------
-    Thm. 1's bound holds in every repeat, and |LR(Y, rho_hat) - LR(Y, rho_hat_E)| never exceeds
+    Thm. 1's bound holds in every repeat, and ``|LR(Y, rho_hat) - LR(Y, rho_hat_E)|`` never exceeds
     Thm. 8(1)'s epsilon:
 
     >>> from gendel.theory.circle import CircleModel
@@ -295,7 +311,7 @@ def _paired(calibration, test):
 def lr_rc_checks(calibration, test, delta, *, wrong=(2.0, 10.0, 100.0)):
     """Thm. 7 with its constants from calibration draws, checked on independent test draws.
 
-    The theorem bounds |LR(Y, rho_hat) - LR(Y, rho_hat_E)| for every sample Y, so the tested
+    The theorem bounds ``|LR(Y, rho_hat) - LR(Y, rho_hat_E)|`` for every sample Y, so the tested
     quantity is its supremum over Y, ||log rho_hat - log rho_hat_E||_inf, on each test draw; the
     bound 2 (log c_N + log c_{N-N'}) uses the (1 - delta)-quantiles of the calibration draws only.
     The theorem allows a share 4 delta of draws above it. The same check is run against the bound
@@ -333,7 +349,7 @@ def lr_sup_checks(calibration, test, delta, *, wrong=(2.0, 10.0, 100.0)):
 
     epsilon is the (1 - delta)-quantile of ||log rho_hat - log rho_hat_E||_inf over the calibration
     draws, so the theorem's premise holds in a share 1 - delta of test draws and its conclusion
-    |LR(Y, rho_hat) - LR(Y, rho_hat_E)| <= epsilon may fail in at most a share delta. The same
+    ``|LR(Y, rho_hat) - LR(Y, rho_hat_E)|`` <= epsilon may fail in at most a share delta. The same
     check runs against epsilon divided by each of ``wrong`` and against rho_hat_E inverted.
 
     Returns

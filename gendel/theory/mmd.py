@@ -94,7 +94,7 @@ def kde_mmd2_paper(X, deleted, sigma_a=1.0, bandwidth=1.0):
     """MMD^2(p_hat', p_hat) by the coefficient formula printed in the Example of Appendix C.3.
 
     With D = X' (the first N' points in the paper's indexing), K = X \\ X' and
-    e_ij = E k(z_i, z_j'), the paper writes
+    e_ij = E k(z_i, z_j'), the paper writes::
 
         MMD^2 = N'^2 / (N^2 (N - N')^2) sum_{i, j in K} e_ij
                 - (N + N') / (N^2 (N - N')) sum_{i in D, j in K} e_ij
@@ -316,7 +316,7 @@ def deletion_mmd2_monte_carlo(X, deleted, sigma_a, n, *, rng, bandwidth=1.0):
     drawn afresh from p_hat' otherwise. The marginals are exact (y ~ p_hat', yh ~ p_hat) and the
     two pairs of a quadruple are independent, so E h = MMD^2 still holds.
 
-    Returns an :class:`Estimate` (mean of h and its standard error).
+    Returns an :class:`~gendel.theory.quadrature.Estimate` (mean of h and its standard error).
 
     Examples
     --------
@@ -353,7 +353,7 @@ def deletion_mmd2_monte_carlo(X, deleted, sigma_a, n, *, rng, bandwidth=1.0):
 def concentration_bound(m, delta, *, kernel_sup=1.0, two_sided=True):
     """The deviation bound of Appendix C.3: 4 K sqrt(log(c / delta) / m), c = 2 (two-sided) or 1.
 
-    With probability at least 1 - delta, |MMD_u^2 - MMD^2| (two-sided) or MMD_u^2 - MMD^2
+    With probability at least 1 - delta, ``|MMD_u^2 - MMD^2|`` (two-sided) or MMD_u^2 - MMD^2
     (one-sided) is at most this value; K = sup k = 1 for the RBF kernel.
 
     Examples

@@ -99,7 +99,7 @@ def printed_concentration_bound(m, delta):
 
 
 def printed_concentration_checks(printed, mmd2, ms, delta, *, wrong=(10.0, 100.0)):
-    """P(|printed − MMD²| > bound) ≤ δ for the printed estimator, and the bound divided by ``wrong``.
+    """P(``|printed − MMD²|`` > bound) ≤ δ for the printed estimator, and the bound divided by ``wrong``.
 
     Parameters
     ----------
@@ -144,7 +144,7 @@ class EstimateCheck:
     Each case has an estimate (value and standard error, e.g. a Monte Carlo average or a
     variance over repeats) and a target computed without those draws, itself possibly with a
     Monte Carlo standard error ``target_se``. The statement holds when every
-    z = (value − target) / √(se² + target_se²) lies within :data:`Z_MEAN`.
+    z = (value − target) / √(se² + target_se²) lies within :data:`~gendel.theory.quadrature.Z_MEAN`.
 
     Examples
     --------

@@ -1,7 +1,8 @@
 """Means and variances of the deletion-test statistics, and the L1 errors of Thms. 8(2) and 9.
 
-The bounds checked on held-out draws (:class:`BoundCheck`, :func:`markov_checks`) live in
-:mod:`gendel.theory.bound_checks` and are importable from here as well.
+The bounds checked on held-out draws (:class:`~gendel.theory.bound_checks.BoundCheck`,
+:func:`~gendel.theory.bound_checks.markov_checks`) live in :mod:`gendel.theory.bound_checks` and
+are importable from here as well.
 
 Everything here is an expectation under the pre-trained model p_hat or the re-trained model
 p_hat' of a function of the exact ratio rho_hat (and of a DRE rho_hat_E), estimated by Monte

@@ -2,7 +2,7 @@
 
 On the circle [0, L) every density of :mod:`gendel.theory.circle` is a trigonometric polynomial
 (a smooth periodic function), and the trapezoid rule with G equally spaced nodes integrates a
-trigonometric polynomial of degree < G exactly. Integrands with kinks, such as |p - q|, converge
+trigonometric polynomial of degree < G exactly. Integrands with kinks, such as ``|p - q|``, converge
 at rate O(G^-2); :meth:`PeriodicGrid.integrate` is therefore checked in the tests by doubling G.
 
 In R^d expectations are estimated by Monte Carlo; :class:`Estimate` carries the value and its
@@ -67,7 +67,7 @@ class PeriodicGrid:
 
 
 def l1_distance(p, q, grid):
-    """||p - q||_1 = int |p - q| for densities given on the nodes of ``grid`` (last axis).
+    """||p - q||_1 = int ``|p - q|`` for densities given on the nodes of ``grid`` (last axis).
 
     Examples
     --------
@@ -84,7 +84,7 @@ def l1_distance(p, q, grid):
 
 
 def weighted_l1(h, mu, grid):
-    """||h||_{1,mu} = int mu |h| (Thm. 2) for functions given on the nodes of ``grid`` (last axis).
+    """||h||_{1,mu} = int mu ``|h|`` (Thm. 2) for functions given on the nodes of ``grid`` (last axis).
 
     Examples
     --------

@@ -1,10 +1,10 @@
 """Stability of the Gaussian KDE learner (§2.3): LBLI (Thm. 3), not US or DP, error stability (Thm. 6).
 
-Deleting one point z from a training set Z of a Gaussian KDE gives
+Deleting one point z from a training set Z of a Gaussian KDE gives::
 
     p_{A(Z \\ {z})}(x) = (|Z| p_{A(Z)}(x) - K(x - z)) / (|Z| - 1) <= |Z| / (|Z| - 1) p_{A(Z)}(x),
 
-so the KDE is epsilon-LBLI (Def. 5) with epsilon = log(|Z| / (|Z| - 1)), a constant that grows as
+so the KDE is epsilon-LBLI (Def. 5) with epsilon = log(``|Z|`` / (``|Z|`` - 1)), a constant that grows as
 the set shrinks. Deleting N' points one after the other passes through the sizes N, N - 1, ...,
 N - N' + 1, and the product of the one-step factors telescopes to N / (N - N'): the exact
 supremum of rho_hat = p_hat' / p_hat, approached far from the data in any direction in which a

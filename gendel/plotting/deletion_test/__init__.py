@@ -1,22 +1,22 @@
 """Figures of the chapter on the deletion test as a calibrated decision (§4, Appendix C).
 
 Every builder takes numbers computed by :mod:`gendel.deletion_test` (null statistics,
-:class:`~gendel.deletion_test.PowerResult` objects, p-values) and returns a plotly figure;
+:class:`~gendel.calibration.PowerResult` objects, p-values) and returns a plotly figure;
 nothing here draws samples.
 
-============================  ==============================================================
-:func:`decision_figure`       null vs alternative statistics, the critical value, the
-                              rejection region, the power and the type-I error
+==============================  ===========================================================
+:func:`decision_figure`         null vs alternative statistics, the critical value, the
+                                rejection region, the power and the type-I error
 :func:`decision_slider_figure`  the same for several precomputed settings, with a slider
-                              (interactive in the static book, no kernel needed)
-:func:`power_figure`          rejection rate vs m (or another x), one line per statistic,
-                              95 % binomial bands, the level α
-:func:`roc_figure`            ROC curves (false vs true positive rate) with their AUC
-:func:`pvalue_figure`         Monte-Carlo vs asymptotic p-values on log–log axes
-============================  ==============================================================
+                                (interactive in the static book, no kernel needed)
+:func:`power_figure`            rejection rate vs m (or another x), one line per statistic,
+                                95 % binomial bands, the level α
+:func:`roc_figure`              ROC curves (false vs true positive rate) with their AUC
+:func:`pvalue_figure`           Monte-Carlo vs asymptotic p-values on log–log axes
+==============================  ===========================================================
 
-Helpers: :func:`critical_value` (the critical value of the Monte-Carlo rule) and
-:func:`rejects`, both from :mod:`gendel.calibration`; :func:`roc_curve`; and
+Helpers: :func:`~gendel.calibration.critical_value` (the critical value of the Monte-Carlo rule) and
+:func:`~gendel.calibration.rejects`, both from :mod:`gendel.calibration`; :func:`roc_curve`; and
 :func:`decision_frame` (one slider step from a
 :class:`~gendel.deletion_test.DeletionTest` and its power result).
 

@@ -180,7 +180,7 @@ def decision_figure(null, alternative, *, critical=None, direction, statistic, m
         Statistics under the alternative, e.g. ``PowerResult.statistics`` for samples of the
         re-trained p̂′ (H1) or of the approximated ρ̂_E·p̂ (H1′).
     critical : float or None
-        The critical value c; None computes it with :func:`critical_value`.
+        The critical value c; None computes it with :func:`~gendel.calibration.critical_value`.
     direction : {+1, -1}
         ``DeletionTest.direction_``.
     statistic : str

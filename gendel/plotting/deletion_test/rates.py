@@ -44,7 +44,7 @@ def _power_points(results, x):
 def power_figure(curves, *, alpha, x="m", log_x=None, title=None, subtitle=None, x_title=None, colors=None):
     """Rejection rate against the sample size m (or another setting), one line per label.
 
-    Each point is a :class:`~gendel.deletion_test.PowerResult`; the shaded band is its exact
+    Each point is a :class:`~gendel.calibration.PowerResult`; the shaded band is its exact
     95 % binomial (Clopper–Pearson) interval ``low``–``high``. A dashed line marks the level α:
     against p̂ itself (H0) the rate should stay at or below it, against a model that forgot
     X′ it should rise towards 1.

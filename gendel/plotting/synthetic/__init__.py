@@ -2,18 +2,18 @@
 
 Every builder is a plain function returning a :class:`plotly.graph_objects.Figure`:
 
-==========================  ==================================================================
-:func:`setup_figure`        Fig. 2 (and its CKB-8 twin): p_*, p_*', p_hat, p_hat', rho_hat, X'
-:func:`true_density_figure` Appendix D: p_* and p_*' for each lambda
-:func:`ratio_maps_figure`   Fig. 3 and Appendix D: rho_hat and rho_hat_E maps, lambda slider
+=============================  ====================================================================
+:func:`setup_figure`           Fig. 2 (and its CKB-8 twin): p_*, p_*', p_hat, p_hat', rho_hat, X'
+:func:`true_density_figure`    Appendix D: p_* and p_*' for each lambda
+:func:`ratio_maps_figure`      Fig. 3 and Appendix D: rho_hat and rho_hat_E maps, lambda slider
 :func:`bandwidth_maps_figure`  rho_hat above the KBC rho_hat_E for every lambda, sigma_C slider
-:func:`ks_curve_figure`     Fig. 4 (a)-(c): KS vs sigma_C per lambda, sigma_C slider showing the
-                            compared distributions
-:func:`ks_panels_figure`    Appendix D KS panels: one panel per statistic (KBC or kNN sweeps)
-:func:`variation_figure`    Appendix D KS panel (a): other m, N, R
-:func:`ridgeline_figure`    Figs. 5, 6 and Appendix D: distributions per DRE, lambda slider
-:func:`acceptance_figure`   acceptance rate of Alg. 1 per DRE
-==========================  ==================================================================
+:func:`ks_curve_figure`        Fig. 4 (a)-(c): KS vs sigma_C per lambda, sigma_C slider showing the
+                               compared distributions
+:func:`ks_panels_figure`       Appendix D KS panels: one panel per statistic (KBC or kNN sweeps)
+:func:`variation_figure`       Appendix D KS panel (a): other m, N, R
+:func:`ridgeline_figure`       Figs. 5, 6 and Appendix D: distributions per DRE, lambda slider
+:func:`acceptance_figure`      acceptance rate of Alg. 1 per DRE
+=============================  ====================================================================
 
 Submodules, by what they do:
 
@@ -32,7 +32,7 @@ kernel. Sample sets keep the paper's colours (``gendel.plotting.common.COLORS``)
 
 The chapter's grids (the settings every page of the chapter shares, so that the disk cache of
 :func:`gendel.experiments.sweep` serves all of them) are constants of :mod:`gendel.experiments`,
-where :func:`~gendel.experiments.chapter_sweeps` / :func:`~gendel.experiments.variation_sweeps`
+where :func:`~gendel.grids.chapter_sweeps` / :func:`~gendel.grids.variation_sweeps`
 run them, and are re-exported here:
 
 ========================  ==========================================================

@@ -216,7 +216,7 @@ def variation_figure(variations, question, stat="LR"):
     Parameters
     ----------
     variations : dict
-        ``label -> Sweep`` over KBC DREs at a single lambda (see :func:`variation_sweeps`).
+        ``label -> Sweep`` over KBC DREs at a single lambda (see :func:`~gendel.grids.variation_sweeps`).
 
     Returns
     -------

@@ -32,14 +32,14 @@ def ridgeline_figure(sweeps, question, stats=("LR", "tlogt"), *, lams=None, init
     writes their KS statistic right of the panel. Each density falls to zero at both ends. The x
     axis spans the 1 %-99 % quantiles of the panel's samples pooled, with a margin (one wide row
     does not squeeze the others); when samples lie beyond it, the axis title says how many. A panel whose values are all positive and
-    whose rows differ widely in spread gets a log x axis (see :func:`_log_axis`). Repeats whose
+    whose rows differ widely in spread gets a log x axis (see :func:`!_log_axis`). Repeats whose
     statistic is -inf (a zero ratio, possible for kNN DREs) are counted on the row, not drawn.
 
     Parameters
     ----------
     sweeps : dict
         ``{"knn": Sweep, "kbc": Sweep}`` (either may be left out), e.g. from
-        :func:`chapter_sweeps`.
+        :func:`~gendel.grids.chapter_sweeps`.
     question : {"Q1", "Q2", "Q3"}
     stats : sequence of str
         Statistics, one panel per statistic and family.
@@ -334,7 +334,7 @@ def acceptance_figure(sweeps_by_dataset):
     Parameters
     ----------
     sweeps_by_dataset : dict
-        ``dataset -> {"kbc": Sweep, "knn": Sweep}`` (from :func:`chapter_sweeps`).
+        ``dataset -> {"kbc": Sweep, "knn": Sweep}`` (from :func:`~gendel.grids.chapter_sweeps`).
 
     Returns
     -------
