@@ -5,7 +5,9 @@ finds a stand-in ``google.colab.output`` whose ``enable_custom_widget_manager`` 
 in a file. Each page's ``.ipynb`` is executed top to bottom; then
 
 - no cell failed (nbclient stops at the first error) and no cell wrote to stderr;
-- Colab's widget manager was switched on by the page's first cell;
+- Colab's widget manager was switched on by the page's first cell, which printed nothing (gendel is
+  installed here, so its install step does nothing; tests/test_colab_start.py runs it where gendel
+  is missing);
 - every plotly figure came out through plotly's ``colab`` renderer (HTML that loads plotly.js
   from its CDN), none as the JSON mimetype that Colab does not display;
 - the live panels were displayed as widgets, and the page said what reads differently live.
@@ -75,6 +77,10 @@ def test_page_runs_as_in_colab(name, colab_kernel_env):
     NotebookClient(nb, timeout=900, kernel_name="python3",
                    resources={"metadata": {"path": str(path.parent)}}).execute()
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
+    first = next(c for c in nb.cells if c.cell_type == "code")
+    assert "GENDEL_PIP_SPEC" in first.source and "setup_page()" in first.source, f"{name}: not the install cell"
+    assert not [o for o in first.outputs if o.get("output_type") == "stream"], \
+        f"{name}: the first cell printed (or installed) something although gendel is installed"
     stderr = [o.get("text", "")[:300] for o in outputs if o.get("name") == "stderr"]
     assert not stderr, f"{name}: cells wrote to stderr: {stderr[:3]}"
     assert colab_kernel_env.read_text().split() and set(colab_kernel_env.read_text().split()) == \

@@ -12,8 +12,6 @@ import gendel.book as B
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = sorted(p for p in (ROOT / "book").rglob("*.md") if not {"_vendor", ".ipynb_checkpoints"} & set(p.parts))
-FIRST_CELL = re.compile(r"```\{code-cell\} ipython3\n:tags: \[remove-cell\]\nfrom gendel\.book import setup_page\n\n"
-                        r"page = setup_page\(\)")
 
 
 @pytest.fixture
@@ -46,11 +44,17 @@ def fake_colab(monkeypatch):
     return calls
 
 
-@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT / "book")))
+@pytest.mark.parametrize("page", [p for p in PAGES if "```{code-cell}" in p.read_text()],
+                         ids=lambda p: str(p.relative_to(ROOT / "book")))
 def test_every_page_starts_with_setup_page(page):
+    """The first code cell of every page is the one gendel.book.install renders from _config.yml:
+    install gendel where it is missing, then setup_page()."""
+    from gendel.book import install
+
     text = page.read_text()
-    first = text.index("```{code-cell}")
-    assert FIRST_CELL.match(text, first), f"{page.name}: the first code cell must be the setup_page cell"
+    assert install.first_cell(text) == install.render_cell(ROOT / "_config.yml"), (
+        f"{page.name}: the first code cell must be the install and setup_page cell (tagged remove-cell); "
+        "write it into every page with `.venv/bin/python -m gendel.book.install`")
     assert "GENDEL_BOOK_BUILD" not in text.replace("`GENDEL_BOOK_BUILD=1`", ""), \
         f"{page.name} reads GENDEL_BOOK_BUILD itself; use gendel.book (setup_page, %%build_only)"
 
@@ -192,3 +196,90 @@ def test_paired_notebooks_carry_no_outputs(page):
     nb = json.loads(pair.read_text())
     stored = [i for i, c in enumerate(nb["cells"]) if c["cell_type"] == "code" and c.get("outputs")]
     assert not stored, f"{pair.name}: cells {stored} store outputs; regenerate it with jupytext --update --to ipynb"
+
+
+# --- the install step of the first cell (gendel.book.install) ----------------------------------
+
+def _config(tmp_path, url, branch="main"):
+    path = tmp_path / "_config.yml"
+    path.write_text(f"title: t\nrepository:\n  url: \"{url}\"\n  branch: {branch}\n")
+    return path
+
+
+@pytest.fixture
+def run_cell(monkeypatch, plotly_state):
+    """Run a rendered first cell as a kernel would, with gendel missing or present; pip is recorded,
+    not run (the real install is tests/test_colab_start.py)."""
+    import importlib.util
+    import subprocess
+
+    monkeypatch.delenv("GENDEL_BOOK_BUILD", raising=False)
+    monkeypatch.delenv("GENDEL_PIP_SPEC", raising=False)
+    monkeypatch.setenv("GENDEL_COLAB", "0")
+    calls = []
+    real_find_spec = importlib.util.find_spec
+
+    def run(source, missing):
+        monkeypatch.setattr(importlib.util, "find_spec",
+                            lambda name, *a: None if missing and name == "gendel" else real_find_spec(name, *a))
+        monkeypatch.setattr(subprocess, "run", lambda args, **kw: calls.append((args, kw)))
+        namespace = {}
+        exec(compile(source, "<first cell>", "exec"), namespace)
+        return namespace
+
+    run.calls = calls
+    return run
+
+
+def test_install_cell_does_nothing_where_gendel_is_present(run_cell, capfd):
+    namespace = run_cell(B_install().render_cell(ROOT / "_config.yml"), missing=False)
+    assert run_cell.calls == [] and namespace["page"].where == "live"
+    assert capfd.readouterr() == ("", ""), "the first cell printed something where gendel is installed"
+
+
+def test_install_cell_installs_from_the_repository(run_cell, tmp_path):
+    cell = B_install().render_cell(_config(tmp_path, "https://github.com/someone/gendel", "dev"))
+    run_cell(cell, missing=True)
+    (args, kwargs), = run_cell.calls
+    assert args == [sys.executable, "-m", "pip", "install", "--quiet",
+                    "gendel[book] @ git+https://github.com/someone/gendel@dev"] and kwargs == {"check": True}
+
+
+def test_install_cell_installs_what_gendel_pip_spec_says(run_cell, tmp_path, monkeypatch):
+    cell = B_install().render_cell(_config(tmp_path, "https://github.com/someone/gendel"))
+    monkeypatch.setenv("GENDEL_PIP_SPEC", "'torch>=2.2,<2.14' '/clone of/gendel[book]'")
+    run_cell(cell, missing=True)
+    (args, _), = run_cell.calls
+    assert args[-2:] == ["torch>=2.2,<2.14", "/clone of/gendel[book]"]
+
+
+def test_install_cell_without_an_address_says_what_to_do(run_cell, tmp_path):
+    cell = B_install().render_cell(_config(tmp_path, ""))
+    with pytest.raises(ModuleNotFoundError, match=r"GENDEL_PIP_SPEC=/path/to/gendel\[book\].*pip install -e"):
+        run_cell(cell, missing=True)
+    assert run_cell.calls == []
+
+
+def test_install_settings_are_checked(tmp_path):
+    with pytest.raises(ValueError, match="repository.branch is not"):
+        B_install().read_repository(_config(tmp_path, "https://github.com/someone/gendel", '""'))
+    with pytest.raises(FileNotFoundError, match="_config.yml"):
+        B_install().read_repository(tmp_path / "missing" / "_config.yml")
+
+
+def test_rewrite_puts_the_cell_first_and_refuses_other_pages(tmp_path):
+    install = B_install()
+    page = tmp_path / "p.md"
+    page.write_text("# T\n\n```{code-cell} ipython3\n:tags: [remove-cell]\nfrom gendel.book import setup_page\n```\n\n"
+                    "```{code-cell} ipython3\nx = 1\n```\n")
+    assert install.rewrite_page(page, "CELL") and install.first_cell(page.read_text()) == "CELL"
+    assert "x = 1" in page.read_text() and not install.rewrite_page(page, "CELL")
+    page.write_text("# T\n\n```{code-cell} ipython3\nx = 1\n```\n")
+    with pytest.raises(ValueError, match="tagged remove-cell"):
+        install.rewrite_page(page, "CELL")
+
+
+def B_install():
+    from gendel.book import install
+
+    return install
