@@ -25,7 +25,7 @@ LAYERS = {
     "gendel.dre": 2, "gendel.deletion": 2,
     # 3: experiments, tests of deletion, claims, theory checks, the GAN half
     "gendel.protocol": 3, "gendel.experiments": 3, "gendel.grids": 3, "gendel.deletion_test": 3, "gendel.claims": 3,
-    "gendel.theory": 3, "gendel.gan": 3,
+    "gendel.theory": 3, "gendel.gan": 3, "gendel.course": 3,
     # 4: figures
     "gendel.plotting": 4,
     # 5: live panels

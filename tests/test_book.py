@@ -22,6 +22,9 @@ jupytext = pytest.importorskip("jupytext")
 
 pytestmark = pytest.mark.book
 
+#: The API reference: pages of autodoc directives, generated from the docstrings (no code cells).
+REFERENCE = "book/api/"
+
 #: Tags with which myst-nb drops a cell, or its output, from the page.
 REMOVE_CELL = {"remove-cell"}
 REMOVE_OUTPUT = {"remove-output"}
@@ -85,8 +88,12 @@ def test_no_error_output(book_html, page):
     shown = [b.get_text()[:300] for b in bad]
     assert not bad, f"{page}: {len(bad)} error/stderr output(s) in the page:\n" + "\n---\n".join(shown)
     text = html.get_text()
-    assert "Traceback (most recent call last)" not in text, f"{page}: a Python traceback is shown"
-    assert "{glue:" not in text, f"{page}: an unresolved glue role is shown"
+    # The API reference (book/api/) runs no code; its doctest examples may show the error that a
+    # wrong argument raises, and gendel.book's docstrings name the {glue:text} role they are about,
+    # so only executed pages are read for these.
+    if not page.startswith(REFERENCE):
+        assert "Traceback (most recent call last)" not in text, f"{page}: a Python traceback is shown"
+        assert "{glue:" not in text, f"{page}: an unresolved glue role is shown"
 
 
 @pytest.mark.parametrize("page", PAGES)
@@ -168,6 +175,9 @@ def test_no_raw_subscripts_in_text(book_html, page):
     ``gendel.plotting.common.markdown_table`` / ``markdown_text``)."""
     from gendel.plotting.common import _UNBRACED
 
+    if page.startswith(REFERENCE):
+        pytest.skip("the API reference shows docstrings, which write formulas in plain text (p_hat, "
+                    "sigma_C) as help() shows them; the book's own pages are checked")
     html = page_html(book_html, page)
     article = html.select_one("article") or html
     article = bs4.BeautifulSoup(str(article), "html.parser")  # a copy: soup() is cached
