@@ -16,7 +16,6 @@ from .explorer import describe_dre, describe_settings
 from .plotting.common import STAT_COLORS, STAT_LABELS, STAT_SHORT, plotly_text, readable_figure, rgba
 from .plotting.maps import RATIO_ZMAX, ratio_colorscale, ratio_heatmap, square_axes
 from .plotting.synthetic.settings import sample_color
-from .plotting.synthetic.sliders import typed_array
 
 #: Width in pixels of the panel's figures in a live notebook (static snapshots fill their column).
 LIVE_WIDTH = 980
@@ -174,14 +173,11 @@ def draw_maps(fig, maps, s, N, *, axes=True):
         f"ρ̂_E ({describe_dre(s['dre'], sigma_c=s['sigma_c'], k=s['k'])})",
         f"{err_label}<br><sup>mean absolute value under p̂: {mean_text}; colours ±{limit:.1g}</sup>",
     )
-    # The maps go out as typed-array specs (base64 of float32): a 2-D numpy array would be sent
-    # as a JSON list of numbers (about 450 kB per 150 x 150 map, slow to write and to parse), a
-    # spec as 120 kB that plotly.js decodes at once.
     with fig.batch_update():  # each message is one redraw of the whole figure in the browser
         for trace, ratio in zip(fig.data[:2], (maps.exact, maps.estimate)):
-            trace.update(x=maps.xs, y=maps.ys, z=typed_array(ratio))
+            trace.update(x=maps.xs, y=maps.ys, z=ratio.astype(np.float32))
     error = np.clip(np.nan_to_num(maps.error, nan=0.0, neginf=-limit, posinf=limit), -limit, limit)
-    fig.data[2].update(x=maps.xs, y=maps.ys, z=typed_array(error), zmin=-limit, zmax=limit,
+    fig.data[2].update(x=maps.xs, y=maps.ys, z=error.astype(np.float32), zmin=-limit, zmax=limit,
                        colorbar_title_text=plotly_text(err_title), colorbar_exponentformat="e")
     with fig.batch_update():
         for annotation, text in zip(fig.layout.annotations, titles):

@@ -293,7 +293,10 @@ def test_explore_runs_live_and_the_panel_answers(browser, lab):
     line += f" (the kernel's KS computation: {', '.join(kernel)} s)"
     BROWSER_REPORT.append(line)
     print(line)
-    errors = [m for m in console if m.startswith("error") and "widget" in m.lower()]
+    # jupyterlab-myst reports each link to another page's anchor (the API reference: "#gendel.widgets...")
+    # as "No target for internal reference": such links resolve only in the book, as the page says.
+    errors = [m for m in console if m.startswith("error") and "widget" in m.lower()
+              and "No target for internal reference" not in m]
     assert not errors, f"widget errors in the console: {errors[:3]}"
     page.close()
 
