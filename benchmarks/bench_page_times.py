@@ -41,7 +41,6 @@ from pathlib import Path
 
 import nbclient
 import nbformat
-import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "book" / "course" / "page_times.json"
@@ -76,23 +75,8 @@ def _notes():
 
 NOTES = _notes()
 
-
-def toc_pages():
-    """The pages of ``_toc.yml`` in reading order."""
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
-    pages = [toc["root"]]
-
-    def walk(entries):
-        for entry in entries or []:
-            if "file" in entry:
-                pages.append(entry["file"])
-            walk(entry.get("sections"))
-            walk(entry.get("chapters"))
-
-    for part in toc.get("parts", []):
-        walk(part.get("chapters"))
-    walk(toc.get("chapters"))
-    return pages
+# the pages of _toc.yml in reading order: the same walk as the book-pages benchmark
+from bench_book_pages import toc_pages  # noqa: E402  (benchmarks/ is on sys.path when run as a script)
 
 
 def machine():
