@@ -156,14 +156,39 @@ def build_stats_figure():
     return readable_figure(stats), hist_traces
 
 
-def draw_maps(fig, maps, s, N, *, axes=True):
+def compact(z, digits=4):
+    """``z`` rounded to ``digits`` significant digits, as float64 (nan and ±inf kept).
+
+    A widget update sends a 2-D array as JSON text, one number per cell: float32 values written
+    out as doubles take 17-19 characters each, rounded ones 5-7. Four digits are more than the
+    colour scale resolves and than the hover labels show (3).
+
+    Examples
+    --------
+    >>> compact(np.array([0.123456, 1234567.0, -2.0e-7, 0.0, np.inf])).tolist()
+    [0.1235, 1235000.0, -2e-07, 0.0, inf]
+    """
+    z = np.asarray(z, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        shift = (digits - 1) - np.floor(np.log10(np.abs(z)))
+    shift = np.where(np.isfinite(shift), shift, 0.0)
+    # exact powers of ten on either side (10.0**-k is not exact; dividing by 10.0**k is correctly rounded)
+    up, down = 10.0 ** np.maximum(shift, 0.0), 10.0 ** np.maximum(-shift, 0.0)
+    with np.errstate(invalid="ignore"):
+        return np.where(np.isfinite(z), np.round(z * up / down) * down / up, z)
+
+
+def draw_maps(fig, maps, s, N, *, axes=True, exact=True):
     """Draw :class:`~gendel.explorer.RatioMaps` ``maps`` of settings ``s`` (training set size ``N``) into ``fig``.
 
-    ``axes=False`` keeps the axes as they are (they depend on the data set only; setting them
-    again costs a fifth of a second of plotly's validation)."""
+    One message to the browser, one redraw there. ``axes=False`` keeps the axes and the grid
+    coordinates as they are (they depend on the data set only; setting them again costs a fifth
+    of a second of plotly's validation); ``exact=False`` keeps the exact map rho_hat (it does not
+    depend on the DRE), so a move of sigma_C or k sends two maps instead of three.
+    """
     # A batch_update that edits traces on different keys sends null for the keys a trace did not
-    # change (plotly 7.1 FigureWidget), which loses the colour range of the untouched traces in
-    # the browser. So the two ratio maps (same keys) go in one message, the error map in another.
+    # change (plotly 7.1 FigureWidget), which loses e.g. the colour range of that trace in the
+    # browser. So every trace edited here gets the same keys.
     n = len(maps.ys)
     limit = error_range(maps.error, maps.limit)
     err_label, err_title = ("log ρ̂_E − log ρ̂", "log error") if maps.mode == "log" else ("ρ̂_E − ρ̂", "difference")
@@ -173,13 +198,14 @@ def draw_maps(fig, maps, s, N, *, axes=True):
         f"ρ̂_E ({describe_dre(s['dre'], sigma_c=s['sigma_c'], k=s['k'])})",
         f"{err_label}<br><sup>mean absolute value under p̂: {mean_text}; colours ±{limit:.1g}</sup>",
     )
-    with fig.batch_update():  # each message is one redraw of the whole figure in the browser
-        for trace, ratio in zip(fig.data[:2], (maps.exact, maps.estimate)):
-            trace.update(x=maps.xs, y=maps.ys, z=ratio.astype(np.float32))
     error = np.clip(np.nan_to_num(maps.error, nan=0.0, neginf=-limit, posinf=limit), -limit, limit)
-    fig.data[2].update(x=maps.xs, y=maps.ys, z=error.astype(np.float32), zmin=-limit, zmax=limit,
-                       colorbar_title_text=plotly_text(err_title), colorbar_exponentformat="e")
-    with fig.batch_update():
+    edits = [(0, maps.exact, 0.0, RATIO_ZMAX, "ratio")] if exact or axes else []
+    edits += [(1, maps.estimate, 0.0, RATIO_ZMAX, "ratio"), (2, error, -limit, limit, plotly_text(err_title))]
+    with fig.batch_update():  # one message, one redraw of the whole figure in the browser
+        for index, z, lo, hi, bar_title in edits:
+            fig.data[index].update(z=compact(z), zmin=lo, zmax=hi, colorbar_title_text=bar_title)
+            if axes:
+                fig.data[index].update(x=maps.xs, y=maps.ys)
         for annotation, text in zip(fig.layout.annotations, titles):
             annotation.update(text=plotly_text(text), font_size=13)
         fig.layout.title.text = plotly_text(f"Ratio maps as in Fig. 3<br><sup>{describe_settings(s)} · N = {N}, "
@@ -187,11 +213,14 @@ def draw_maps(fig, maps, s, N, *, axes=True):
         if axes:
             square_axes(fig, s["dataset"], rows=1, cols=3, y_title_cols=(1, 2))
 
+
 def draw_ks(fig, result, R, m):
     """Draw the KS statistics of ``result`` (R repeats of m samples per set) as the bars of ``fig``."""
-    with fig.batch_update():  # one message, one redraw in the browser (every bar changes y only)
+    # x is set again with y, so that the bars and the histograms (x and y) can share one message
+    # (draw_maps says why a batch must give every trace the same keys)
+    with fig.batch_update():  # one message, one redraw in the browser
         for trace, stat in zip(fig.data[: len(STATISTICS)], STATISTICS):
-            trace.y = [result.ks[q, stat] for q in QUESTIONS]
+            trace.update(x=list(range(len(QUESTIONS))), y=[result.ks[q, stat] for q in QUESTIONS])
         fig.layout.annotations[0].text = f"KS statistics<br><sup>R = {R}, m = {m}</sup>"
 
 def draw_distributions(fig, hist_traces, s, result):

@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import contextlib
 import html
+import threading
 from collections import OrderedDict
+from concurrent.futures import Future
 
 
 def _text(value):
@@ -29,7 +31,12 @@ def _text(value):
 
 
 class _LRU(OrderedDict):
-    """A small least-recently-used cache.
+    """A small least-recently-used cache that several threads may fill at once.
+
+    :meth:`get_or_compute` computes a missing value once: a second thread asking for a key that
+    is being computed waits for that result (or its error) instead of computing it again. This
+    lets a panel compute the settings a slider reaches next in a background thread while the
+    foreground asks for whatever the reader picked.
 
     Examples
     --------
@@ -47,15 +54,33 @@ class _LRU(OrderedDict):
     def __init__(self, maxsize):
         super().__init__()
         self.maxsize = maxsize
+        self._lock = threading.Lock()
+        self._running = {}  # key -> Future of a computation in progress
 
     def get_or_compute(self, key, compute):
-        if key in self:
-            self.move_to_end(key)
-            return self[key]
-        value = compute()
-        self[key] = value
-        if len(self) > self.maxsize:
-            self.popitem(last=False)
+        with self._lock:
+            if key in self:
+                self.move_to_end(key)
+                return self[key]
+            future = self._running.get(key)
+            owner = future is None
+            if owner:
+                future = self._running[key] = Future()
+        if not owner:
+            return future.result()  # another thread is computing it: wait for its result or error
+        try:
+            value = compute()
+        except BaseException as exc:
+            with self._lock:
+                del self._running[key]
+            future.set_exception(exc)
+            raise
+        with self._lock:
+            del self._running[key]
+            self[key] = value
+            if len(self) > self.maxsize:
+                self.popitem(last=False)
+        future.set_result(value)
         return value
 
 

@@ -145,6 +145,9 @@ def validate_settings(settings):
                 value = check_positive(value, name)
             if not lo <= value <= hi:
                 raise ValueError(f"{name} must lie in [{lo}, {hi}] (the range of its slider); got {value!r}")
+            if isinstance(value, float):
+                # a slider step in the browser gives 0.10500000000000001 for 0.1 + 0.005: one cache key
+                value = round(value, 12)
         out[name] = value
     return out
 
@@ -262,7 +265,9 @@ class ExplorerState:
     @property
     def protocol(self):
         """The :class:`~gendel.protocol.Protocol` of the current settings: the key of the KS cache."""
-        s = self._settings
+        return self._protocol_of(self._settings)
+
+    def _protocol_of(self, s):
         return Protocol(s["dataset"], s["lam"], N=self.N, m=self.m, R=s["R"], sigma_a=s["sigma_a"], seed=s["seed"])
 
     @property
@@ -273,7 +278,10 @@ class ExplorerState:
     @property
     def dre_key(self):
         """(kind,) or (kind, hyper-parameter): what the unfitted DRE depends on."""
-        s = self._settings
+        return self._dre_key_of(self._settings)
+
+    @staticmethod
+    def _dre_key_of(s):
         value = _dre_value(s["dre"], s["sigma_c"], s["k"])
         return (s["dre"],) if value is None else (s["dre"], value)
 
@@ -354,7 +362,10 @@ class ExplorerState:
         Equal to :func:`gendel.experiments.synthetic_statistics` for :attr:`protocol` and the DRE;
         after a DRE change the samples of the protocol are reused (see the module's docstring).
         """
-        protocol, dre_key = key = self.ks_key
+        return self._statistics(self.ks_key)
+
+    def _statistics(self, key):
+        protocol, dre_key = key
 
         def compute():
             result = experiments.synthetic_statistics(protocol, _make_dre(*dre_key))
@@ -362,6 +373,50 @@ class ExplorerState:
             return result
 
         return self._ks.get_or_compute(key, compute)
+
+    # ------------------------------------------------------------------ computing ahead
+
+    def neighbours(self):
+        """The settings one slider step away in the chosen DRE's hyper-parameter (sigma_C or k).
+
+        These are what the next key press on that slider reaches; :meth:`prefetch` computes them
+        ahead. Empty for a DRE without a hyper-parameter; a step outside the slider's range is
+        left out.
+
+        Examples
+        --------
+        >>> ExplorerState(sigma_c=0.1).neighbours()
+        [{'sigma_c': 0.105}, {'sigma_c': 0.095}]
+        >>> ExplorerState(dre="knn", k=1).neighbours()
+        [{'k': 2}]
+        """
+        s = self._settings
+        param = DRE_CHOICES[s["dre"]].param
+        if param not in RANGES:
+            return []
+        lo, hi, step = RANGES[param]
+        out = []
+        for value in (s[param] + step, s[param] - step):
+            if lo <= value <= hi:
+                out.append(validate_settings({param: value}))
+        return out
+
+    def prefetch(self, **settings):
+        """Compute and cache the maps' DRE and the KS statistics at ``settings`` (changes from the
+        current ones), without changing the current settings.
+
+        Thread-safe with the other computations of the state: a later request for the same
+        result, from any thread, waits for this one instead of computing it again. Returns the
+        :attr:`ks_key` of ``settings``, or None when its statistics were cached already.
+        """
+        s = {**self._settings, **validate_settings(settings)}
+        protocol, dre_key = self._protocol_of(s), self._dre_key_of(s)
+        key = (protocol, dre_key)
+        if key in self._ks:
+            return None
+        self._dre(protocol.replace(m=1, R=2), dre_key)
+        self._statistics(key)
+        return key
 
 
 __all__ = ["DATASETS", "DEFAULTS", "DRES", "ERROR_LIMITS", "ExplorerState", "MAP_MODES", "RANGES", "R_CHOICES",

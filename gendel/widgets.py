@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import plotly.graph_objects as go
@@ -37,6 +38,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
     ) from exc
 
 from . import experiments
+from .book import in_book_build
 from ._explorer_figures import LIVE_WIDTH, build_maps_figure, build_stats_figure, draw_distributions, draw_ks, draw_maps
 from ._panel import _LRU, Panel  # noqa: F401  (_LRU re-exported)
 from ._validation import check_positive
@@ -118,6 +120,7 @@ class ExplorerPanel(Panel):
         self.state = ExplorerState(N=N, m=m, resolution=resolution, **settings)
         self.last_ks_ = None
         self._drawn, self._ks_status = {}, ""
+        self._generation, self._ahead, self._prefetcher = 0, set(), None
         self._build_controls(self.state.settings)
         self.maps_figure = go.FigureWidget(build_maps_figure(resolution))
         stats, self._hist_traces = build_stats_figure()
@@ -161,6 +164,50 @@ class ExplorerPanel(Panel):
             return fig.update_layout(width=None)  # a static page sizes the figure to its column
 
         return {"maps": copy(self.maps_figure), "statistics": copy(self.stats_figure)}
+
+    #: Whether the panel, once shown in a live notebook, computes the KS statistics one slider step
+    #: away in sigma_C (or k) while it is idle, so that a key press on that slider finds them ready
+    #: (set it to False to keep the second core free). Never during the book build; ``set`` does
+    #: not trigger it, only a control moved in the browser or the panel being displayed.
+    prefetch = True
+
+    def _repr_mimebundle_(self, **kwargs):
+        self._compute_ahead()
+        return super()._repr_mimebundle_(**kwargs)
+
+    def _on_change(self, change=None):
+        super()._on_change(change)
+        if not self._suspended:
+            self._compute_ahead()
+
+    def _compute_ahead(self):
+        """Start computing the neighbouring slider steps (:meth:`ExplorerState.neighbours`) in a
+        background thread; it stops at its next step once the controls move again."""
+        if not self.prefetch or not self.state.settings["live_ks"] or in_book_build():
+            return
+        if self._prefetcher is None:
+            self._prefetcher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gendel-prefetch")
+        now = self.state.settings
+        steps = [{**now, **change} for change in self.state.neighbours()]
+        self._prefetcher.submit(self._compute_steps, self._generation, steps)
+
+    def _compute_steps(self, generation, steps):
+        for settings in steps:
+            if generation != self._generation:
+                return  # the reader moved on: the foreground needs the cores
+            try:
+                key = self.state.prefetch(**settings)
+            except Exception:  # the same error is reported if the reader goes there
+                return
+            if key is not None:
+                self._ahead.add(key)
+
+    def close(self):
+        """Close every widget of the panel and stop computing ahead."""
+        self._generation += 1
+        if self._prefetcher is not None:
+            self._prefetcher.shutdown(wait=False, cancel_futures=True)
+        super().close()
 
     # ------------------------------------------------------------------ Panel protocol
 
@@ -231,13 +278,16 @@ class ExplorerPanel(Panel):
 
     def _refresh(self):
         """Bring every figure up to date with the controls, recomputing only what changed."""
+        self._generation += 1  # a prefetch for earlier settings stops at its next step
         self._sync_enabled()
         state = self._synced()
         s = state.settings
         map_key = (state.setup_key, state.dre_key, s["map_mode"])
         if self._drawn.get("maps") != map_key:
             maps = state.maps()
-            draw_maps(self.maps_figure, maps, s, self.N, axes=self._drawn.get("maps_dataset") != s["dataset"])
+            drawn = self._drawn.get("maps")
+            draw_maps(self.maps_figure, maps, s, self.N, axes=self._drawn.get("maps_dataset") != s["dataset"],
+                      exact=drawn is None or drawn[0] != state.setup_key)
             self._drawn["maps_dataset"] = s["dataset"]
             self.map_error_ = maps.mean_error
             self._drawn["maps"] = map_key
@@ -255,10 +305,16 @@ class ExplorerPanel(Panel):
             elapsed = time.perf_counter() - t0
             self.last_ks_ = result
             self._ks_settings = s  # the setting the KS figures belong to
-            draw_ks(self.stats_figure, result, s["R"], self.m)
+            # the bars and the histograms in one message: one redraw in the browser
+            with self.stats_figure.batch_update():
+                draw_ks(self.stats_figure, result, s["R"], self.m)
+                draw_distributions(self.stats_figure, self._hist_traces, s, result)
             self._drawn["ks"] = ks_key
-            self._drawn["dist"] = None
-            how = "from the cache" if cached else f"in {elapsed:.1f} s"
+            self._drawn["dist"] = (ks_key, s["statistic"])
+            if cached:
+                how = "computed ahead while the panel was idle" if ks_key in self._ahead else "from the cache"
+            else:
+                how = f"in {elapsed:.1f} s"
             self._ks_status = (
                 f"KS statistics ready ({how}): R = {s['R']}, m = {self.m}, N = {self.N}, "
                 f"N′ = {result.n_deleted} deleted points; acceptance rate of Alg. 1: {result.acceptance_rate:.3f}."

@@ -243,7 +243,7 @@ def test_error_map_has_a_visible_labelled_symmetric_scale(settings):
     z = trace_array(err.z)
     assert err.zmin == -err.zmax and 0 < err.zmax <= ERROR_LIMITS[maps.mode]
     assert err.colorbar.title.text and err.colorbar.exponentformat == "e"
-    assert np.all(np.isfinite(z)) and np.abs(z).max() <= err.zmax * (1 + 1e-6)  # float32
+    assert np.all(np.isfinite(z)) and np.abs(z).max() <= err.zmax * (1 + 6e-4)  # 4 significant digits (compact)
     # colours vary: a part of the grid is more than a tenth of the range away from white
     assert np.mean(np.abs(z) > 0.1 * err.zmax) > 0.04
     finite = np.abs(maps.error[np.isfinite(maps.error)])
