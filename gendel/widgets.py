@@ -277,11 +277,25 @@ class ExplorerPanel(Panel):
     # ------------------------------------------------------------------ redraw
 
     def _refresh(self):
-        """Bring every figure up to date with the controls, recomputing only what changed."""
+        """Bring every figure up to date with the controls, recomputing only what changed.
+
+        The maps go first while the KS statistics are still to be computed; when these are ready
+        (cached or computed ahead), their figure goes first: its message is a few kB against the
+        maps' few hundred, so the browser shows it at once and the maps right after.
+        """
         self._generation += 1  # a prefetch for earlier settings stops at its next step
         self._sync_enabled()
         state = self._synced()
         s = state.settings
+        if s["live_ks"] and state.has_statistics():
+            self._refresh_ks(state, s)
+            self._refresh_maps(state, s)
+        else:
+            self._refresh_maps(state, s)
+            self._refresh_ks(state, s)
+        self._set_status(self._ks_status)  # also replaces the error of a failed redraw before this one
+
+    def _refresh_maps(self, state, s):
         map_key = (state.setup_key, state.dre_key, s["map_mode"])
         if self._drawn.get("maps") != map_key:
             maps = state.maps()
@@ -291,6 +305,8 @@ class ExplorerPanel(Panel):
             self._drawn["maps_dataset"] = s["dataset"]
             self.map_error_ = maps.mean_error
             self._drawn["maps"] = map_key
+
+    def _refresh_ks(self, state, s):
         ks_key = state.ks_key
         if not s["live_ks"] and self._drawn.get("ks") != ks_key:
             self._ks_status = ("KS statistics <b>not updated</b>: they belong to an earlier setting (tick "
@@ -324,7 +340,7 @@ class ExplorerPanel(Panel):
             draw_distributions(self.stats_figure, self._hist_traces, {**self._ks_settings, "statistic": s["statistic"]},
                                self.last_ks_)
             self._drawn["dist"] = dist_key
-        self._set_status(self._ks_status)  # also replaces the error of a failed redraw before this one
+
 
 def explore(**settings):
     """Build an :class:`ExplorerPanel` drawn at ``settings`` and return it, ready to display.

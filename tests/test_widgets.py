@@ -563,3 +563,17 @@ def test_the_lru_computes_a_key_once_when_two_threads_ask():
     for t in threads:
         t.join()
     assert errors == ["boom", "boom"] and "bad" not in cache
+
+
+def test_ready_statistics_are_drawn_before_the_maps(panel, monkeypatch):
+    import gendel.widgets as GW
+
+    order = []
+    for name in ("draw_maps", "draw_ks"):
+        original = getattr(GW, name)
+        monkeypatch.setattr(GW, name, lambda *a, _f=original, _n=name, **k: (order.append(_n), _f(*a, **k))[1])
+    panel.set(sigma_c=0.13)                 # to be computed: the maps first
+    assert order == ["draw_maps", "draw_ks"]
+    order.clear()
+    panel.set(sigma_c=DEFAULTS["sigma_c"])  # cached: the small KS message first
+    assert order == ["draw_ks", "draw_maps"]
