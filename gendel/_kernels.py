@@ -25,6 +25,7 @@ forever: the child forgets the pool at the fork and starts its own when it needs
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -37,6 +38,21 @@ _EXP_FLOOR = -700.0  # exp(-700) ~ 1e-304 is still a normal float64
 _THREADS = max(1, min(4, os.cpu_count() or 1))
 _POOL = None
 _POOL_LOCK = threading.Lock()
+_LOCAL = threading.local()  # .serial: this thread's sums run without the pool (see serial_here)
+
+
+@contextlib.contextmanager
+def serial_here():
+    """Within this block, the kernel sums of the calling thread run in that thread alone.
+
+    For background work (a panel computing ahead at low priority): it then takes one core and
+    leaves the pool, and the other core, to the foreground.
+    """
+    previous, _LOCAL.serial = getattr(_LOCAL, "serial", False), True
+    try:
+        yield
+    finally:
+        _LOCAL.serial = previous
 
 
 def _pool():
@@ -171,7 +187,7 @@ class GaussianKernelSums:
             a = starts[k]
             self._chunk(Ys[a : a + _CHUNK], out[a : a + _CHUNK], keep[k], underflow[k], near[k])
 
-        if n <= 2 * _CHUNK or _THREADS == 1:
+        if n <= 2 * _CHUNK or _THREADS == 1 or getattr(_LOCAL, "serial", False):
             for k in range(len(starts)):
                 work(k)
         else:

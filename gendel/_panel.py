@@ -20,9 +20,11 @@ from __future__ import annotations
 
 import contextlib
 import html
+import os
+import sys
 import threading
 from collections import OrderedDict
-from concurrent.futures import Future
+from concurrent.futures import Future, ThreadPoolExecutor
 
 
 def _text(value):
@@ -192,4 +194,80 @@ class Panel:
         try:
             self._refresh()  # mostly from the caches: these settings drew before
         except Exception:  # pragma: no cover - the status line reports the first error
+            pass
+
+
+class ComputesAhead:
+    """Mixin of a :class:`Panel` that computes, while it is idle, what the next control move reaches.
+
+    The subclass implements ``_steps_ahead()``: zero-argument callables, each filling the panel's
+    caches with one result and returning a key for it (None when it was cached already). Once the
+    panel is shown, and after each control moved in the browser, they run one by one in a
+    background thread at the lowest CPU priority, with gendel's kernel sums on that thread alone
+    (:func:`gendel._kernels.serial_here`); a redraw stops them at the next step. ``set`` does not
+    start them, nor does anything during the book build. The keys of the results computed ahead
+    are in ``_ahead``.
+    """
+
+    #: Compute ahead at all (False keeps the background thread, and a second core, idle).
+    prefetch = True
+    _generation, _prefetcher = 0, None
+
+    @property
+    def _ahead(self):
+        if "_ahead_keys" not in self.__dict__:
+            self._ahead_keys = set()
+        return self._ahead_keys
+
+    def _refresh_started(self):
+        """Call at the start of each redraw: steps for earlier settings stop."""
+        self._generation += 1
+
+    def _repr_mimebundle_(self, **kwargs):
+        self._compute_ahead()
+        return super()._repr_mimebundle_(**kwargs)
+
+    def _on_change(self, change=None):
+        super()._on_change(change)
+        if not self._suspended:
+            self._compute_ahead()
+
+    def _compute_ahead(self):
+        from .book import in_book_build
+
+        if not self.prefetch or in_book_build():
+            return
+        if self._prefetcher is None:
+            self._prefetcher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gendel-ahead",
+                                                  initializer=_lowest_priority)
+        self._prefetcher.submit(self._run_ahead, self._generation, self._steps_ahead())
+
+    def _run_ahead(self, generation, steps):
+        from ._kernels import serial_here
+
+        for step in steps:
+            if generation != self._generation:
+                return  # the reader moved on: the foreground needs the cores
+            try:
+                with serial_here():
+                    key = step()
+            except Exception:  # the same error is reported if the reader goes there
+                return
+            if key is not None:
+                self._ahead.add(key)
+
+    def close(self):
+        """Close every widget of the panel and stop computing ahead."""
+        self._generation += 1
+        if self._prefetcher is not None:
+            self._prefetcher.shutdown(wait=False, cancel_futures=True)
+        super().close()
+
+
+def _lowest_priority():
+    """Give the calling thread the lowest CPU priority (Linux, where priorities are per thread)."""
+    if sys.platform.startswith("linux"):
+        try:
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
+        except (AttributeError, OSError):  # pragma: no cover - not allowed or not supported
             pass

@@ -1,8 +1,7 @@
 """The state behind the §5.1 explorer panel, without widgets: settings, caches, maps, KS results.
 
 :class:`ExplorerState` holds the validated settings of :class:`gendel.widgets.ExplorerPanel`
-(data set, lambda, sigma_A, the DRE and its hyper-parameter, seed, repeats R, ...) and computes
-for them
+(data set, lambda, sigma_A, the DRE and its hyper-parameter, seed, R, ...) and computes for them
 
 - the ratio maps of Fig. 3 (:meth:`ExplorerState.maps`): the exact ratio rho_hat = p_hat' / p_hat
   of the KDE learner, the estimate rho_hat_E of the chosen DRE and their error, on a grid;
@@ -15,9 +14,9 @@ map, and each KS result. Moving sigma_C refits only the DRE; the data are not re
 computation reuses the sample sets of its protocol, the first proposals of Alg. 1 and rho_hat on
 them (:func:`gendel.protocol.shared` and :func:`gendel.protocol.proposals`, cached by protocol):
 after a change of the DRE only the DRE is evaluated, once on all points, and Alg. 1 decides anew.
+:meth:`ExplorerState.prefetch` fills the caches for the next slider steps (:meth:`~ExplorerState.neighbours`).
 
-This module imports neither ipywidgets nor plotly: the state can be used and tested without a
-notebook. The panel in :mod:`gendel.widgets` builds the controls and figures and draws from it.
+No ipywidgets, no plotly here: :mod:`gendel.widgets` builds the controls and figures from this state.
 """
 
 from __future__ import annotations
@@ -41,8 +40,7 @@ DRES = {kind: choice.label for kind, choice in DRE_CHOICES.items()}
 MAP_MODES = {"difference": "ρ̂_E − ρ̂", "log": "log ρ̂_E − log ρ̂"}
 R_CHOICES = (25, 50, 100, 250)
 
-#: Ranges of the sliders (min, max, step). Values set through ``set`` must lie in these ranges;
-#: they need not lie on a step.
+#: Ranges of the sliders (min, max, step): values given to ``set`` must lie in them, not on a step.
 RANGES = {
     "lam": (0.5, 0.9, 0.01),
     "sigma_a": (0.02, 0.3, 0.005),
@@ -145,8 +143,7 @@ def validate_settings(settings):
                 value = check_positive(value, name)
             if not lo <= value <= hi:
                 raise ValueError(f"{name} must lie in [{lo}, {hi}] (the range of its slider); got {value!r}")
-            if isinstance(value, float):
-                # a slider step in the browser gives 0.10500000000000001 for 0.1 + 0.005: one cache key
+            if isinstance(value, float):  # a browser's 0.1 + 0.005 is 0.10500000000000001: one cache key
                 value = round(value, 12)
         out[name] = value
     return out
@@ -267,9 +264,6 @@ class ExplorerState:
         """The :class:`~gendel.protocol.Protocol` of the current settings: the key of the KS cache."""
         return self._protocol_of(self._settings)
 
-    def _protocol_of(self, s):
-        return Protocol(s["dataset"], s["lam"], N=self.N, m=self.m, R=s["R"], sigma_a=s["sigma_a"], seed=s["seed"])
-
     @property
     def setup_key(self):
         """The protocol without m and R: what the data, deletion set and exact ratio depend on."""
@@ -280,10 +274,11 @@ class ExplorerState:
         """(kind,) or (kind, hyper-parameter): what the unfitted DRE depends on."""
         return self._dre_key_of(self._settings)
 
-    @staticmethod
-    def _dre_key_of(s):
-        value = _dre_value(s["dre"], s["sigma_c"], s["k"])
-        return (s["dre"],) if value is None else (s["dre"], value)
+    def _protocol_of(self, s):
+        return Protocol(s["dataset"], s["lam"], N=self.N, m=self.m, R=s["R"], sigma_a=s["sigma_a"], seed=s["seed"])
+
+    def _dre_key_of(self, s):
+        return (s["dre"],) + tuple(v for v in [_dre_value(s["dre"], s["sigma_c"], s["k"])] if v is not None)
 
     @property
     def ks_key(self):
@@ -365,9 +360,8 @@ class ExplorerState:
         return self._statistics(self.ks_key)
 
     def _statistics(self, key):
-        protocol, dre_key = key
-
         def compute():
+            protocol, dre_key = key
             result = experiments.synthetic_statistics(protocol, _make_dre(*dre_key))
             self.n_ks_runs_ += 1
             return result
@@ -377,46 +371,29 @@ class ExplorerState:
     # ------------------------------------------------------------------ computing ahead
 
     def neighbours(self):
-        """The settings one slider step away in the chosen DRE's hyper-parameter (sigma_C or k).
+        """The changes one slider step away in the DRE's hyper-parameter (what a key press reaches).
 
-        These are what the next key press on that slider reaches; :meth:`prefetch` computes them
-        ahead. Empty for a DRE without a hyper-parameter; a step outside the slider's range is
-        left out.
-
-        Examples
-        --------
-        >>> ExplorerState(sigma_c=0.1).neighbours()
-        [{'sigma_c': 0.105}, {'sigma_c': 0.095}]
-        >>> ExplorerState(dre="knn", k=1).neighbours()
-        [{'k': 2}]
+        >>> ExplorerState(sigma_c=0.1).neighbours(), ExplorerState(dre="knn", k=1).neighbours()
+        ([{'sigma_c': 0.105}, {'sigma_c': 0.095}], [{'k': 2}])
         """
         s = self._settings
         param = DRE_CHOICES[s["dre"]].param
-        if param not in RANGES:
-            return []
-        lo, hi, step = RANGES[param]
-        out = []
-        for value in (s[param] + step, s[param] - step):
-            if lo <= value <= hi:
-                out.append(validate_settings({param: value}))
-        return out
+        lo, hi, step = RANGES.get(param, (0, -1, 0))
+        return [validate_settings({param: v}) for v in (s[param] + step, s[param] - step) if lo <= v <= hi]
 
     def prefetch(self, **settings):
-        """Compute and cache the maps' DRE and the KS statistics at ``settings`` (changes from the
-        current ones), without changing the current settings.
+        """Compute and cache the DRE map and KS statistics at ``settings`` (changes from the current
+        ones, which stay as they are); thread-safe: a later request for them waits for this one.
 
-        Thread-safe with the other computations of the state: a later request for the same
-        result, from any thread, waits for this one instead of computing it again. Returns the
-        :attr:`ks_key` of ``settings``, or None when its statistics were cached already.
+        Returns their :attr:`ks_key`, or None if they were cached already.
         """
         s = {**self._settings, **validate_settings(settings)}
         protocol, dre_key = self._protocol_of(s), self._dre_key_of(s)
-        key = (protocol, dre_key)
-        if key in self._ks:
+        if (protocol, dre_key) in self._ks:
             return None
         self._dre(protocol.replace(m=1, R=2), dre_key)
-        self._statistics(key)
-        return key
+        self._statistics((protocol, dre_key))
+        return protocol, dre_key
 
 
 __all__ = ["DATASETS", "DEFAULTS", "DRES", "ERROR_LIMITS", "ExplorerState", "MAP_MODES", "RANGES", "R_CHOICES",

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import plotly.graph_objects as go
@@ -38,9 +37,8 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
     ) from exc
 
 from . import experiments
-from .book import in_book_build
 from ._explorer_figures import LIVE_WIDTH, build_maps_figure, build_stats_figure, draw_distributions, draw_ks, draw_maps
-from ._panel import _LRU, Panel  # noqa: F401  (_LRU re-exported)
+from ._panel import _LRU, ComputesAhead, Panel  # noqa: F401  (_LRU re-exported)
 from ._validation import check_positive
 from .data import check_dataset
 from .dre import DRE_CHOICES, KernelClassifierDRE
@@ -65,7 +63,7 @@ from .plotting.common import STAT_COLORS, STAT_LABELS, STAT_SHORT
 _DRE_PARAMS = tuple(choice.param for choice in DRE_CHOICES.values() if choice.param)
 
 
-class ExplorerPanel(Panel):
+class ExplorerPanel(ComputesAhead, Panel):
     """An ipywidgets panel that reruns the §5.1 experiment as its controls move.
 
     Parameters
@@ -120,7 +118,6 @@ class ExplorerPanel(Panel):
         self.state = ExplorerState(N=N, m=m, resolution=resolution, **settings)
         self.last_ks_ = None
         self._drawn, self._ks_status = {}, ""
-        self._generation, self._ahead, self._prefetcher = 0, set(), None
         self._build_controls(self.state.settings)
         self.maps_figure = go.FigureWidget(build_maps_figure(resolution))
         stats, self._hist_traces = build_stats_figure()
@@ -165,49 +162,12 @@ class ExplorerPanel(Panel):
 
         return {"maps": copy(self.maps_figure), "statistics": copy(self.stats_figure)}
 
-    #: Whether the panel, once shown in a live notebook, computes the KS statistics one slider step
-    #: away in sigma_C (or k) while it is idle, so that a key press on that slider finds them ready
-    #: (set it to False to keep the second core free). Never during the book build; ``set`` does
-    #: not trigger it, only a control moved in the browser or the panel being displayed.
-    prefetch = True
-
-    def _repr_mimebundle_(self, **kwargs):
-        self._compute_ahead()
-        return super()._repr_mimebundle_(**kwargs)
-
-    def _on_change(self, change=None):
-        super()._on_change(change)
-        if not self._suspended:
-            self._compute_ahead()
-
-    def _compute_ahead(self):
-        """Start computing the neighbouring slider steps (:meth:`ExplorerState.neighbours`) in a
-        background thread; it stops at its next step once the controls move again."""
-        if not self.prefetch or not self.state.settings["live_ks"] or in_book_build():
-            return
-        if self._prefetcher is None:
-            self._prefetcher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gendel-prefetch")
+    def _steps_ahead(self):
+        """The next sigma_C (or k) steps: what a key press on that slider reaches."""
+        if not self.state.settings["live_ks"]:
+            return []
         now = self.state.settings
-        steps = [{**now, **change} for change in self.state.neighbours()]
-        self._prefetcher.submit(self._compute_steps, self._generation, steps)
-
-    def _compute_steps(self, generation, steps):
-        for settings in steps:
-            if generation != self._generation:
-                return  # the reader moved on: the foreground needs the cores
-            try:
-                key = self.state.prefetch(**settings)
-            except Exception:  # the same error is reported if the reader goes there
-                return
-            if key is not None:
-                self._ahead.add(key)
-
-    def close(self):
-        """Close every widget of the panel and stop computing ahead."""
-        self._generation += 1
-        if self._prefetcher is not None:
-            self._prefetcher.shutdown(wait=False, cancel_futures=True)
-        super().close()
+        return [lambda s={**now, **change}: self.state.prefetch(**s) for change in self.state.neighbours()]
 
     # ------------------------------------------------------------------ Panel protocol
 
@@ -283,7 +243,7 @@ class ExplorerPanel(Panel):
         (cached or computed ahead), their figure goes first: its message is a few kB against the
         maps' few hundred, so the browser shows it at once and the maps right after.
         """
-        self._generation += 1  # a prefetch for earlier settings stops at its next step
+        self._refresh_started()
         self._sync_enabled()
         state = self._synced()
         s = state.settings

@@ -516,10 +516,9 @@ def test_computing_ahead_stops_when_the_controls_move(monkeypatch):
     monkeypatch.setattr(ExplorerPanel, "prefetch", True)
     p = ExplorerPanel(N=60, m=20, resolution=20, R=R)
     try:
-        steps = [{**p.settings, **change} for change in p.state.neighbours()]
-        p._compute_steps(p._generation - 1, steps)           # settings of an earlier redraw
+        p._run_ahead(p._generation - 1, p._steps_ahead())    # steps of an earlier redraw
         assert p.n_ks_runs_ == 1 and not p._ahead
-        p._compute_steps(p._generation, steps)
+        p._run_ahead(p._generation, p._steps_ahead())
         assert p.n_ks_runs_ == 3 and len(p._ahead) == 2
     finally:
         p.close()
