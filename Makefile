@@ -39,7 +39,8 @@ $(LAB_SETTINGS): $(STAMP) gendel/book/lab.py
 lab: $(LAB_SETTINGS)
 	$(VENV)/bin/jupyter lab
 
-book: $(STAMP) $(LAB_SETTINGS) data
+# browser-deps: the figure set (PNG and SVG of the paper's figures) is exported through Chromium.
+book: $(STAMP) $(LAB_SETTINGS) data browser-deps
 	$(BOOK_ENV) $(VENV)/bin/jupyter-book build . --all -W -n --keep-going
 
 # MNIST and Fashion-MNIST without torchvision or a download (see gendel/images.py): Debian's
@@ -53,7 +54,7 @@ data: $(STAMP)
 
 browser-deps:
 	@test -x $(CHROMIUM) || { \
-	  echo "Installing Debian's chromium for the browser tests"; \
+	  echo "Installing Debian's chromium for the figure set and the browser tests"; \
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 	  $$SUDO apt-get install -y chromium || { $$SUDO apt-get update && $$SUDO apt-get install -y chromium; }; }
 
