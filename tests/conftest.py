@@ -69,6 +69,25 @@ def page_source(page):
 
 PAGES = toc_files()
 
+#: The jupytext front matter of a MyST notebook page, as the tests' own small pages need it.
+MYST_FRONT_MATTER = """\
+---
+jupytext:
+  text_representation:
+    extension: .md
+    format_name: myst
+kernelspec:
+  display_name: Python 3
+  language: python
+  name: python3
+---
+"""
+
+
+def myst_page(body):
+    """A MyST notebook page for a test: the jupytext front matter, a blank line, then ``body``."""
+    return f"{MYST_FRONT_MATTER}\n{body}"
+
 
 def _build_book():
     executable = Path(sys.executable).parent / "jupyter-book"

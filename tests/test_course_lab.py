@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
 import jupytext
 import numpy as np
@@ -68,6 +69,67 @@ def test_student_notebook_has_stubs_where_the_solutions_were():
     assert text.count('NotImplementedError(\\"Exercise') == 3
     assert "check.step6(result, sets, reject" in text and "(student version)" in text
     assert "solutions** version" not in text
+
+
+def _student_markdown():
+    return ["".join(c["source"]) for c in json.loads(STUDENT.read_text())["cells"] if c["cell_type"] == "markdown"]
+
+
+#: MyST syntax that Colab shows as raw text: roles, directive fences (``` and :::), labelled math, targets.
+MYST_SYNTAX = re.compile(r"\{[a-z]+(?::[a-z]+)?\}`|^(?:`{3,}|:{3,})\{|\$\$[ \t]*\([\w-]+\)|^\([\w-]+\)=", re.M)
+
+
+def test_student_notebook_is_plain_markdown_that_colab_renders():
+    """No MyST role, directive or label is left in the student notebook (Colab would show it as text)."""
+    left = [m.group(0) for text in _student_markdown() for m in MYST_SYNTAX.finditer(text)]
+    assert not left, f"MyST syntax left in {STUDENT.name}: {left}; teach lab_notebook.plain_markdown to convert it"
+    page = PAGE.read_text()
+    assert "{doc}`" in page and "{cite}`" in page and "{exercise}" in page and "$$ (eq-" in page  # there was some
+    text = "\n".join(_student_markdown())
+    assert "Kong and Alfeld (2023)" in text and "**Exercise 1**" in text and "\\tag{1}" in text
+
+
+def test_student_notebook_uses_only_tex_commands_that_mathjax_defines():
+    """Every TeX command in the notebook's markdown is one the book's own (vendored) MathJax defines,
+    so no macro of the book is left unexpanded."""
+    mathjax = (REPO / "book/_vendor/mathjax/tex-mml-chtml.js").read_text(errors="replace")
+    used = {name for text in _student_markdown() for name in re.findall(r"\\([A-Za-z]+)", text)}
+    assert {"hat", "mathcal", "frac"} <= used
+    undefined = sorted(name for name in used if not re.search(rf"[{{,]\"?{name}\"?:", mathjax))
+    assert not undefined, f"TeX commands that MathJax does not define: {undefined}"
+
+
+def test_plain_markdown_converts_roles_directives_and_macros(tmp_path):
+    book = tmp_path / "book"
+    (book / "course").mkdir(parents=True)
+    (book / "other.md").write_text("# The other page\n")
+    (book / "references.bib").write_text("@book{a2020, author = {Able, A. and Baker, B. and Cole, C.}, "
+                                         "title = {T}, year = {2020}}\n")
+    page = book / "course" / "lab.md"
+    text = ("See {doc}`../other` and {doc}`the page <../other>`, {cite}`a2020`, {ref}`ex-b`, {eq}`eq-x`.\n\n"
+            "$$\n\\rhohat = 1\n$$ (eq-x)\n\n:::{note}\nMind {doc}`../other`.\n:::\n\n"
+            "```{exercise}\n:label: ex-b\n\nDo it.\n```\n")
+    config = tmp_path / "_config.yml"
+    config.write_text("repository:\n  url: ''\nsphinx:\n  config:\n    mathjax3_config:\n      tex:\n"
+                      "        macros:\n          rhohat: '\\hat{\\rho}'\n")
+    plain = lab_notebook.plain_markdown(text, page, config=config)
+    assert plain.startswith("See *The other page* and *the page*, Able et al. (2020), 1, (1).")
+    assert "$$\n\\hat{\\rho} = 1\n\\tag{1}\n$$" in plain
+    assert "**Note**\n\n> Mind *The other page*." in plain and "**Exercise 1**\n\n> Do it." in plain
+    config.write_text("repository:\n  url: https://github.com/o/gendel\n  branch: main\n")
+    linked = lab_notebook.plain_markdown("{doc}`../other`", page, config=config)
+    assert linked == "[The other page](https://o.github.io/gendel/book/other.html)"
+    with pytest.raises(ValueError, match="no plain-Markdown form"):
+        lab_notebook.plain_markdown("```{figure} x.png\n```", page, config=config)
+
+
+def test_student_notebook_starts_with_the_install_cell():
+    """Colab opens the student notebook bare: its first code cell installs gendel, as on every page."""
+    from gendel.book.install import render_cell
+
+    cells = json.loads(STUDENT.read_text())["cells"]
+    assert cells[0]["cell_type"] == "markdown" and "".join(cells[0]["source"]).startswith("# Lab")
+    assert "".join(cells[1]["source"]) == render_cell(REPO / "_config.yml")
 
 
 def test_student_notebook_stops_at_the_first_step():

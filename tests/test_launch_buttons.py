@@ -15,25 +15,15 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
 
 import launch  # noqa: E402  (book/_ext/launch.py)
+from conftest import myst_page  # noqa: E402
 
-PAGE = """\
----
-jupytext:
-  text_representation:
-    extension: .md
-    format_name: myst
-kernelspec:
-  display_name: Python 3
-  language: python
-  name: python3
----
-
+PAGE = myst_page("""\
 # A notebook page
 
 ```{code-cell} ipython3
 x = 1 + 1
 ```
-"""
+""")
 
 PAIR = """{"cells": [{"cell_type": "code", "execution_count": null, "id": "a1", "metadata": {}, "outputs": [],
  "source": ["x = 1 + 1"]}], "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python",

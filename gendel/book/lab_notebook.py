@@ -9,7 +9,12 @@ book build executes it. The student version is a notebook generated from it:
   is replaced by one code cell that raises ``NotImplementedError("Exercise ...")``;
 - markdown cells marked ``+++ {"solutions_only": true}`` in the page are left out;
 - the title says "(student version)" and cells get stable ids, so the same page always gives the
-  same file.
+  same file;
+- the markdown is written as plain Jupyter Markdown, which Colab and Jupyter render without MyST
+  (:func:`plain_markdown`): roles become their text (a link to the rendered page of the book when
+  ``_config.yml`` names the repository), directives such as admonitions and exercises a bold title
+  line and a block quote, equation labels ``\\tag`` numbers, and TeX macros of the book's MathJax
+  configuration, if it defines any, their definitions.
 
 Run it from the repository root after editing the page (a test checks that the two agree)::
 
@@ -65,12 +70,165 @@ def stub(source):
     return "\n".join(head + [f"raise NotImplementedError({json.dumps(message, ensure_ascii=False)})"])
 
 
-def _exercise_stub(label):
+_ROLE = re.compile(r"\{(?P<role>[a-z]+(?::[a-z]+)?)\}`(?P<body>[^`]*)`")
+_EXPLICIT = re.compile(r"^(?P<text>.*?)\s*<(?P<target>[^<>]+)>$", re.S)
+_FENCE = re.compile(r"^(?P<fence>`{3,}|:{3,})\{(?P<name>[\w:-]+)\}[ \t]*(?P<arg>[^\n]*)\n(?P<body>.*?)^(?P=fence)[ \t]*$",
+                    re.S | re.M)
+_OPTION = re.compile(r"^:(?P<key>[\w-]+):[ \t]*(?P<value>.*)$")
+_LABELLED_MATH = re.compile(r"\$\$(?P<math>.*?)\$\$[ \t]*\((?P<label>[\w-]+)\)", re.S)
+_TARGET = re.compile(r"^\([\w-]+\)=[ \t]*\n", re.M)
+_TITLED = {"note": "Note", "tip": "Tip", "hint": "Hint", "important": "Important", "warning": "Warning",
+           "caution": "Caution", "attention": "Attention", "danger": "Danger", "error": "Error", "seealso": "See also"}
+
+
+def _page_title(path):
+    for line in Path(path).read_text().splitlines():
+        if line.startswith("# "):
+            return line[2:].strip()
+    raise ValueError(f"{path} has no '# ' title line to name it by")
+
+
+def _citation(key, bibfile):
+    from pybtex.database import parse_file
+
+    entries = parse_file(str(bibfile)).entries
+    if key not in entries:
+        raise ValueError(f"{{cite}}`{key}`: no entry {key!r} in {bibfile}; add it there or fix the key")
+    entry = entries[key]
+    names = [" ".join(person.last_names).replace("{", "").replace("}", "") for person in entry.persons["author"]]
+    who = names[0] if len(names) == 1 else " and ".join(names) if len(names) == 2 else f"{names[0]} et al."
+    return f"{who} ({entry.fields['year']})"
+
+
+class _Context:
+    """What :func:`plain_markdown` resolves references against: the page, its exercises and
+    equations, the book's address (or none) and the macros of the book's MathJax configuration."""
+
+    def __init__(self, page, book_url="", macros=None, bibfile=None, exercises=(), equations=()):
+        self.page, self.book_url, self.macros = Path(page), book_url.rstrip("/"), dict(macros or {})
+        self.bibfile = Path(bibfile) if bibfile else self.page.parent.parent / "references.bib"
+        self.exercises = {label: n for n, label in enumerate(exercises, 1)}
+        self.equations = {label: n for n, label in enumerate(equations, 1)}
+
+    @classmethod
+    def of(cls, page, markdown, config=None):
+        """The context of ``page`` (``markdown``: the text of all its markdown cells), with the book's
+        address and macros read from ``config`` (``_config.yml`` next to the book's folder)."""
+        import yaml
+
+        from gendel.book.install import ROOT, read_repository
+
+        page = Path(page)
+        if not page.is_absolute() and not page.exists():      # a page of this repository, from elsewhere
+            page = ROOT / page
+        config = Path(config) if config else page.resolve().parents[2] / "_config.yml"
+        url, macros = "", {}
+        if config.is_file():
+            url, _ = read_repository(config)
+            sphinx = (yaml.safe_load(config.read_text()) or {}).get("sphinx", {}).get("config", {})
+            macros = ((sphinx.get("mathjax3_config") or {}).get("tex") or {}).get("macros") or {}
+        exercises = re.findall(r"\{exercise\}[^\n]*\n(?::[\w-]+:[^\n]*\n)*?:label:[ \t]*([\w-]+)", markdown)
+        return cls(page, book_address(url), macros, exercises=exercises,
+                   equations=[m.group("label") for m in _LABELLED_MATH.finditer(markdown)])
+
+    def link(self, text, target):
+        """``text``, linked to the rendered page ``target`` (relative to this page) when the book has an address."""
+        if not self.book_url:
+            return f"*{text}*"
+        path = (self.page.parent / target).resolve().relative_to(self.page.resolve().parents[2])
+        return f"[{text}]({self.book_url}/{path.as_posix()}.html)"
+
+    def role(self, match):
+        role, body = match.group("role"), match.group("body")
+        explicit = _EXPLICIT.match(body)
+        text, target = (explicit.group("text"), explicit.group("target")) if explicit else (None, body)
+        if role == "doc":
+            return self.link(text or _page_title((self.page.parent / f"{target}.md")), target)
+        if role in ("cite", "cite:p", "cite:t"):
+            return "; ".join(_citation(key.strip(), self.bibfile) for key in target.split(","))
+        if role in ("ref", "numref", "prf:ref") and target in self.exercises:
+            return text or f"{self.exercises[target]}"
+        if role == "eq" and target in self.equations:
+            return f"({self.equations[target]})"
+        if role in ("math", "sub", "sup"):
+            return {"math": f"${body}$", "sub": f"<sub>{body}</sub>", "sup": f"<sup>{body}</sup>"}[role]
+        raise ValueError(f"{self.page}: the role {{{role}}}`{body}` has no plain-Markdown form for the student "
+                         "notebook; write it as text, or teach gendel.book.lab_notebook.plain_markdown this role")
+
+    def directive(self, match):
+        name, arg, body = match.group("name"), match.group("arg").strip(), match.group("body")
+        options, lines = {}, body.splitlines()
+        while lines and _OPTION.match(lines[0]):
+            option = _OPTION.match(lines.pop(0))
+            options[option.group("key")] = option.group("value").strip()
+        if name == "exercise":
+            label = options.get("label")
+            title = f"Exercise {self.exercises[label]}" if label in self.exercises else "Exercise"
+            title += f" ({arg})" if arg else ""
+        elif name == "admonition":
+            title = arg or "Note"
+        elif name in _TITLED:
+            title, lines = _TITLED[name], ([arg] if arg else []) + lines
+        else:
+            raise ValueError(f"{self.page}: the directive {{{name}}} has no plain-Markdown form for the student "
+                             "notebook; write it as text, or teach gendel.book.lab_notebook.plain_markdown it")
+        inner = self.convert("\n".join(lines).strip("\n"))
+        quoted = "\n".join(f"> {line}".rstrip() for line in inner.splitlines())
+        return f"**{title}**\n\n{quoted}"
+
+    def math(self, match):
+        return f"$${match.group('math').rstrip()}\n\\tag{{{self.equations[match.group('label')]}}}\n$$"
+
+    def convert(self, text):
+        text = _TARGET.sub("", text)
+        while True:
+            converted = _FENCE.sub(self.directive, text)
+            if converted == text:
+                break
+            text = converted
+        text = _LABELLED_MATH.sub(self.math, text)
+        text = _ROLE.sub(self.role, text)
+        for name, definition in self.macros.items():
+            body = definition[0] if isinstance(definition, list) else definition
+            text = re.sub(rf"\\{name}(?![A-Za-z])", lambda _: body, text)
+        return text
+
+
+def book_address(url):
+    """Where the book of the repository ``url`` is published (GitHub Pages), or ``""`` for no address.
+
+    Examples
+    --------
+    >>> book_address("https://github.com/o/gendel")
+    'https://o.github.io/gendel'
+    >>> book_address("")
+    ''
+    """
+    match = re.fullmatch(r"https://github\.com/([A-Za-z0-9_.-]+)/([A-Za-z0-9_.-]+?)/?", url or "")
+    return f"https://{match.group(1)}.github.io/{match.group(2)}" if match else ""
+
+
+def plain_markdown(text, page=PAGE, *, config=None, context=None):
+    """``text``, a markdown cell of the MyST ``page``, as plain Jupyter Markdown (see the module docstring).
+
+    Examples
+    --------
+    >>> print(plain_markdown("See {cite}`kong2023approximate`.\\n\\n```{admonition} Why\\nBecause.\\n```"))
+    See Kong and Alfeld (2023).
+    <BLANKLINE>
+    **Why**
+    <BLANKLINE>
+    > Because.
+    """
+    return (context or _Context.of(page, text, config)).convert(text)
+
+
+def _exercise_stub(name):
     import nbformat
 
     return nbformat.v4.new_code_cell(
-        f"# Your solution of exercise {label}\n"
-        f"raise NotImplementedError(\"Exercise {label}: write your solution here\")")
+        f"# Your solution of exercise {name}\n"
+        f"raise NotImplementedError(\"Exercise {name}: write your solution here\")")
 
 
 def student_notebook(page=PAGE):
@@ -108,6 +266,7 @@ def student_notebook(page=PAGE):
     if not page.is_file():
         raise FileNotFoundError(f"{page} not found: run this from the repository root, or pass the page's path")
     source = jupytext.read(page)
+    context = _Context.of(page, "\n\n".join(c.source for c in source.cells if c.cell_type == "markdown"))
     cells, in_solution, titled = [], False, False
     for cell in source.cells:
         text = cell.source
@@ -123,8 +282,8 @@ def student_notebook(page=PAGE):
             if start:
                 before = text[: start.start()].rstrip("\n")
                 if before:
-                    cells.append(nbformat.v4.new_markdown_cell(before))
-                cells.append(_exercise_stub(start.group(1)))
+                    cells.append(nbformat.v4.new_markdown_cell(context.convert(before)))
+                cells.append(_exercise_stub(context.exercises.get(start.group(1), start.group(1))))
                 in_solution = _END not in text[start.start():]
                 continue
             if not titled and text.startswith("# "):
@@ -132,7 +291,7 @@ def student_notebook(page=PAGE):
                 text = f"{title} (student version)\n\n{_NOTE}" + (f"\n{rest}" if rest.strip() else "")
                 titled = True
             if text.strip():
-                cells.append(nbformat.v4.new_markdown_cell(text, metadata=dict(cell.metadata)))
+                cells.append(nbformat.v4.new_markdown_cell(context.convert(text), metadata=dict(cell.metadata)))
         elif in_solution:
             continue
         elif SOLUTION_TAG in cell.metadata.get("tags", []):
@@ -198,5 +357,5 @@ if __name__ == "__main__":
     _main()
 
 
-__all__ = ["PAGE", "STUDENT", "SOLUTION_TAG", "SOLUTIONS_ONLY", "student_notebook", "student_text", "stub",
+__all__ = ["PAGE", "STUDENT", "SOLUTION_TAG", "SOLUTIONS_ONLY", "book_address", "plain_markdown", "student_notebook", "student_text", "stub",
            "write_student_notebook"]
