@@ -181,14 +181,17 @@ def compact(z, digits=4):
 def draw_maps(fig, maps, s, N, *, axes=True, exact=True):
     """Draw :class:`~gendel.explorer.RatioMaps` ``maps`` of settings ``s`` (training set size ``N``) into ``fig``.
 
-    One message to the browser, one redraw there. ``axes=False`` keeps the axes and the grid
-    coordinates as they are (they depend on the data set only; setting them again costs a fifth
-    of a second of plotly's validation); ``exact=False`` keeps the exact map rho_hat (it does not
-    depend on the DRE), so a move of sigma_C or k sends two maps instead of three.
+    Two messages to the browser: the ratio maps, then the error map with the titles.
+    ``axes=False`` keeps the axes and the grid coordinates as they are (they depend on the data
+    set only; setting them again costs a fifth of a second of plotly's validation);
+    ``exact=False`` keeps the exact map rho_hat (it does not depend on the DRE), so a move of
+    sigma_C or k sends one ratio map instead of two.
     """
-    # A batch_update that edits traces on different keys sends null for the keys a trace did not
-    # change (plotly 7.1 FigureWidget), which loses e.g. the colour range of that trace in the
-    # browser. So every trace edited here gets the same keys.
+    # A batch_update sends, for every edited trace, every key that some trace of the batch changed,
+    # with null where that trace did not change it (plotly 7.1 FigureWidget; a value set to what it
+    # already is does not count as changed). The browser reads null as "default": a ratio map
+    # would lose its colour range (zmin, zmax) next to an error map whose range moved. So each
+    # message holds traces whose keys all change together (tests/test_widgets.py checks every message).
     n = len(maps.ys)
     limit = error_range(maps.error, maps.limit)
     err_label, err_title = ("log ρ̂_E − log ρ̂", "log error") if maps.mode == "log" else ("ρ̂_E − ρ̂", "difference")
@@ -198,14 +201,16 @@ def draw_maps(fig, maps, s, N, *, axes=True, exact=True):
         f"ρ̂_E ({describe_dre(s['dre'], sigma_c=s['sigma_c'], k=s['k'])})",
         f"{err_label}<br><sup>mean absolute value under p̂: {mean_text}; colours ±{limit:.1g}</sup>",
     )
-    error = np.clip(np.nan_to_num(maps.error, nan=0.0, neginf=-limit, posinf=limit), -limit, limit)
-    edits = [(0, maps.exact, 0.0, RATIO_ZMAX, "ratio")] if exact or axes else []
-    edits += [(1, maps.estimate, 0.0, RATIO_ZMAX, "ratio"), (2, error, -limit, limit, plotly_text(err_title))]
-    with fig.batch_update():  # one message, one redraw of the whole figure in the browser
-        for index, z, lo, hi, bar_title in edits:
-            fig.data[index].update(z=compact(z), zmin=lo, zmax=hi, colorbar_title_text=bar_title)
+    with fig.batch_update():  # the ratio maps: z (and the grid), nothing else
+        for trace, z in [(fig.data[0], maps.exact)] * (exact or axes) + [(fig.data[1], maps.estimate)]:
+            trace.z = compact(z)
             if axes:
-                fig.data[index].update(x=maps.xs, y=maps.ys)
+                trace.update(x=maps.xs, y=maps.ys)
+    error = np.clip(np.nan_to_num(maps.error, nan=0.0, neginf=-limit, posinf=limit), -limit, limit)
+    with fig.batch_update():  # the error map (one trace: no nulls) and the titles
+        fig.data[2].update(z=compact(error), zmin=-limit, zmax=limit, colorbar_title_text=plotly_text(err_title))
+        if axes:
+            fig.data[2].update(x=maps.xs, y=maps.ys)
         for annotation, text in zip(fig.layout.annotations, titles):
             annotation.update(text=plotly_text(text), font_size=13)
         fig.layout.title.text = plotly_text(f"Ratio maps as in Fig. 3<br><sup>{describe_settings(s)} · N = {N}, "
@@ -216,11 +221,9 @@ def draw_maps(fig, maps, s, N, *, axes=True, exact=True):
 
 def draw_ks(fig, result, R, m):
     """Draw the KS statistics of ``result`` (R repeats of m samples per set) as the bars of ``fig``."""
-    # x is set again with y, so that the bars and the histograms (x and y) can share one message
-    # (draw_maps says why a batch must give every trace the same keys)
-    with fig.batch_update():  # one message, one redraw in the browser
+    with fig.batch_update():  # one message, one redraw in the browser (every bar changes y only)
         for trace, stat in zip(fig.data[: len(STATISTICS)], STATISTICS):
-            trace.update(x=list(range(len(QUESTIONS))), y=[result.ks[q, stat] for q in QUESTIONS])
+            trace.y = [result.ks[q, stat] for q in QUESTIONS]
         fig.layout.annotations[0].text = f"KS statistics<br><sup>R = {R}, m = {m}</sup>"
 
 def draw_distributions(fig, hist_traces, s, result):
@@ -246,9 +249,20 @@ def draw_distributions(fig, hist_traces, s, result):
             steps[hist_traces[q, key]] = centres, np.r_[0, counts, 0]
         extra = f", {dropped} at −∞ not drawn" if dropped else ""
         titles.append(f"{q}<br><sup>KS = {result.ks[q, stat]:.3f}{extra}</sup>")
-    with fig.batch_update():  # every histogram changes x and y only: one message, one redraw
-        for index, (x, y) in steps.items():
-            fig.data[index].update(x=x, y=y)
+    # histograms whose x and y both change go in one message; one that keeps its bins or its counts
+    # goes with those that changed the same (draw_maps says why)
+    groups = {}
+    for index, (x, y) in steps.items():
+        trace = fig.data[index]
+        changed = {k: v for k, v in (("x", x), ("y", y)) if not np.array_equal(np.asarray(trace[k]), v)}
+        groups.setdefault(tuple(changed), {})[index] = changed
+    for edits in list(groups.values())[:-1]:
+        with fig.batch_update():
+            for index, changed in edits.items():
+                fig.data[index].update(**changed)
+    with fig.batch_update():  # the last group with the titles: one message
+        for index, changed in (list(groups.values()) or [{}])[-1].items():
+            fig.data[index].update(**changed)
         for annotation, text in zip(fig.layout.annotations[1:], titles):
             annotation.text = plotly_text(text)
         for col in range(2, 5):

@@ -281,10 +281,9 @@ class ExplorerPanel(ComputesAhead, Panel):
             elapsed = time.perf_counter() - t0
             self.last_ks_ = result
             self._ks_settings = s  # the setting the KS figures belong to
-            # the bars and the histograms in one message: one redraw in the browser
-            with self.stats_figure.batch_update():
-                draw_ks(self.stats_figure, result, s["R"], self.m)
-                draw_distributions(self.stats_figure, self._hist_traces, s, result)
+            # the bars (y only) first, then the histograms (x and y): one message each (see draw_maps)
+            draw_ks(self.stats_figure, result, s["R"], self.m)
+            draw_distributions(self.stats_figure, self._hist_traces, s, result)
             self._drawn["ks"] = ks_key
             self._drawn["dist"] = (ks_key, s["statistic"])
             if cached:

@@ -576,3 +576,32 @@ def test_ready_statistics_are_drawn_before_the_maps(panel, monkeypatch):
     order.clear()
     panel.set(sigma_c=DEFAULTS["sigma_c"])  # cached: the small KS message first
     assert order == ["draw_ks", "draw_maps"]
+
+
+def test_no_message_to_the_browser_leaves_a_trace_key_undefined(monkeypatch):
+    # plotly's batch_update sends, for each edited trace, every key another trace of the batch
+    # changed, with Undefined (null in the browser: "back to the default") where this trace did not
+    # change it; a ratio map then loses its colour range in the browser. No message may hold one.
+    from plotly.basedatatypes import Undefined
+
+    sent = []
+    p = ExplorerPanel(R=R, resolution=40, N=100, m=50)
+    try:
+        for fig, name in ((p.maps_figure, "maps"), (p.stats_figure, "stats")):
+            original = fig.plotly_update
+
+            def record(restyle_data=None, relayout_data=None, trace_indexes=None, _o=original, _n=name, **kw):
+                sent.append((_n, dict(restyle_data or {}), trace_indexes))
+                return _o(restyle_data=restyle_data, relayout_data=relayout_data, trace_indexes=trace_indexes, **kw)
+
+            monkeypatch.setattr(fig, "plotly_update", record)
+        for change in [dict(sigma_c=0.12), dict(map_mode="difference"), dict(lam=0.7), dict(dataset="ckb8"),
+                       dict(statistic="log"), dict(dre="knn", k=7), dict(sigma_a=0.15, seed=2)]:
+            p.set(**change)
+        assert any(len(idx or []) > 1 for _, _, idx in sent)  # batches of several traces were sent
+        for name, restyle, indexes in sent:
+            for key, values in restyle.items():
+                assert all(v is not Undefined for v in values), (
+                    f"{name}: a message sets {key!r} for traces {indexes} but leaves it undefined for some")
+    finally:
+        p.close()
