@@ -23,6 +23,7 @@ import html
 import os
 import sys
 import threading
+import time
 from collections import OrderedDict
 from concurrent.futures import Future, ThreadPoolExecutor
 
@@ -211,6 +212,9 @@ class ComputesAhead:
 
     #: Compute ahead at all (False keeps the background thread, and a second core, idle).
     prefetch = True
+    #: Seconds to wait before computing ahead, so that the redraw's messages reach the browser and
+    #: are drawn before the background work takes a core.
+    ahead_delay_s = 0.5
     _generation, _prefetcher = 0, None
 
     @property
@@ -245,6 +249,9 @@ class ComputesAhead:
     def _run_ahead(self, generation, steps):
         from ._kernels import serial_here
 
+        deadline = time.monotonic() + self.ahead_delay_s
+        while time.monotonic() < deadline and generation == self._generation:
+            time.sleep(0.05)
         for step in steps:
             if generation != self._generation:
                 return  # the reader moved on: the foreground needs the cores
