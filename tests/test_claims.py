@@ -608,7 +608,7 @@ def _page_rule_q3(sweeps, ns, ks_critical):
     avg = {d: {f: sweeps[d][f].ks("Q3", "LR").mean() for f in ("kbc", "knn")} for d in DATASETS}
     n5 = sum(avg["ckb8"][f] < avg["mog8"][f] for f in ("kbc", "knn"))
     v = S.claim_verdict(n5, 2)
-    rows.append(["5. CKB-8 is harder than MoG-8 (less separation)", "App. D.2 (for Q1, Q2)",
+    rows.append(["5. CKB-8 is harder than MoG-8 (less separation)", "our extension: App. D.2 says it for Q1, Q2",
                  "; ".join(f"{S.FAMILY_LABELS[f]}: mean KS {avg['mog8'][f]:.2f} (MoG) vs {avg['ckb8'][f]:.2f} (CKB)"
                            for f in ("kbc", "knn")), v])
     verdicts["ckb_harder"] = v

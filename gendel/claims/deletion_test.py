@@ -138,5 +138,5 @@ def q3_ckb_harder(kbc, knn):
     n5 = sum(avg["ckb8"][f] < avg["mog8"][f] for f in ks)
     numbers = "; ".join(f"{FAMILY_LABELS[f]}: mean KS {avg['mog8'][f]:.2f} (MoG) vs {avg['ckb8'][f]:.2f} (CKB)"
                         for f in ks)
-    return Claim("ckb_harder", "CKB-8 is harder than MoG-8 (less separation)", "App. D.2 (for Q1, Q2)", numbers,
+    return Claim("ckb_harder", "CKB-8 is harder than MoG-8 (less separation)", "our extension: App. D.2 says it for Q1, Q2", numbers,
                  verdict(n5, 2))

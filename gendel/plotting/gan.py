@@ -182,7 +182,7 @@ def statistics_figure(values, ks, *, stats=("LR", "ASC log", "ASC tlogt"), title
     """
     keys = list(values)
     n = len(keys)
-    panel, gap, top, bottom = 250, 120, 170, 40        # pixels
+    panel, gap, top, bottom = 250, 120, 170, 80        # pixels
     height = top + bottom + n * panel + (n - 1) * gap
     plot_h = height - top - bottom
     fig = make_subplots(rows=n, cols=len(stats), horizontal_spacing=0.08,
@@ -208,7 +208,7 @@ def statistics_figure(values, ks, *, stats=("LR", "ASC log", "ASC tlogt"), title
                     xs, ys = step_outline(edges, counts)
                     fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", line=dict(color=COLORS[hyp], width=2),
                                              **common), row=i, col=j)
-            fig.update_xaxes(row=i, col=j, nticks=4)
+            fig.update_xaxes(row=i, col=j, nticks=4, title_text=f"{STAT_SHORT[st]} of a sample set" if i == n else None)
             fig.update_yaxes(title_text="repeats" if j == 1 else None, rangemode="tozero", row=i, col=j)
         d, s, lam = key
         axis = fig.get_subplot(i, 1).yaxis.domain
@@ -268,7 +268,7 @@ def bound_slider_figure(results, bounds=(1.0, 1.05, 1.1, 1.2, 1.3, 1.5, 2.0, 3.0
                     hovertemplate="%{x}: %{y:.3f}<extra>" + MODEL_NAMES[k] + "</extra>")
     max_ratio = max(float(np.exp(np.max(r["arrays"]["pre_log_ratio"]))) for r in results)
     sub = (f"{DATASET_NAMES[job['dataset']]} {setting_name(job['setting'], job['lam'])}, "
-           f"{len(results)} seed(s); largest ρ̂<sub>E</sub> on the samples: {max_ratio:.2f}")
+           f"{len(results)} seed{'' if len(results) == 1 else 's'}; largest ρ̂<sub>E</sub> on the samples: {max_ratio:.2f}")
 
     def label(i):
         b, (dist, acc) = bounds[i], steps[i]
