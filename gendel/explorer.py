@@ -278,7 +278,8 @@ class ExplorerState:
         return Protocol(s["dataset"], s["lam"], N=self.N, m=self.m, R=s["R"], sigma_a=s["sigma_a"], seed=s["seed"])
 
     def _dre_key_of(self, s):
-        return (s["dre"],) + tuple(v for v in [_dre_value(s["dre"], s["sigma_c"], s["k"])] if v is not None)
+        value = _dre_value(s["dre"], s["sigma_c"], s["k"])
+        return (s["dre"],) if value is None else (s["dre"], value)
 
     @property
     def ks_key(self):
@@ -367,8 +368,6 @@ class ExplorerState:
             return result
 
         return self._ks.get_or_compute(key, compute)
-
-    # ------------------------------------------------------------------ computing ahead
 
     def neighbours(self):
         """The changes one slider step away in the DRE's hyper-parameter (what a key press reaches).

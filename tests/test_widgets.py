@@ -498,30 +498,31 @@ def test_a_shown_panel_computes_the_next_sigma_c_steps_ahead(monkeypatch):
         p.close()
 
 
-def test_set_and_the_book_build_do_not_compute_ahead(monkeypatch):
+@pytest.fixture
+def ahead_panel(monkeypatch):
+    """A small panel with computing ahead on (the module's autouse fixture turns it off)."""
     monkeypatch.setattr(ExplorerPanel, "prefetch", True)
     p = ExplorerPanel(N=60, m=20, resolution=20, R=R)
-    try:
-        monkeypatch.setenv("GENDEL_BOOK_BUILD", "1")
-        p._repr_mimebundle_()
-        p.controls["sigma_c"].value = 0.12
-        monkeypatch.delenv("GENDEL_BOOK_BUILD")
-        p.set(sigma_c=0.13)
-        assert p._prefetcher is None and p.n_ks_runs_ == 3
-    finally:
-        p.close()
+    yield p
+    p.close()
 
 
-def test_computing_ahead_stops_when_the_controls_move(monkeypatch):
-    monkeypatch.setattr(ExplorerPanel, "prefetch", True)
-    p = ExplorerPanel(N=60, m=20, resolution=20, R=R)
-    try:
-        p._run_ahead(p._generation - 1, p._steps_ahead())    # steps of an earlier redraw
-        assert p.n_ks_runs_ == 1 and not p._ahead
-        p._run_ahead(p._generation, p._steps_ahead())
-        assert p.n_ks_runs_ == 3 and len(p._ahead) == 2
-    finally:
-        p.close()
+def test_set_and_the_book_build_do_not_compute_ahead(ahead_panel, monkeypatch):
+    p = ahead_panel
+    monkeypatch.setenv("GENDEL_BOOK_BUILD", "1")
+    p._repr_mimebundle_()
+    p.controls["sigma_c"].value = 0.12
+    monkeypatch.delenv("GENDEL_BOOK_BUILD")
+    p.set(sigma_c=0.13)
+    assert p._prefetcher is None and p.n_ks_runs_ == 3
+
+
+def test_computing_ahead_stops_when_the_controls_move(ahead_panel):
+    p = ahead_panel
+    p._run_ahead(p._generation - 1, p._steps_ahead())    # steps of an earlier redraw
+    assert p.n_ks_runs_ == 1 and not p._ahead
+    p._run_ahead(p._generation, p._steps_ahead())
+    assert p.n_ks_runs_ == 3 and len(p._ahead) == 2
 
 
 def test_the_lru_computes_a_key_once_when_two_threads_ask():
