@@ -168,3 +168,104 @@ def test_the_extension_is_configured_and_kaleido_is_in_the_book_extra():
     assert config["sphinx"]["local_extensions"].get("figure_set") == "book/_ext"
     book = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["book"]
     assert any(line.replace(" ", "").startswith("kaleido") for line in book)
+
+
+# --- a figure with a slider or buttons is written in its active state, without the controls ---
+
+SVG = "{http://www.w3.org/2000/svg}"
+COLORS = {"pre": "rgb(230, 159, 0)", "re": "rgb(0, 158, 115)", "approx": "rgb(86, 180, 233)"}
+
+
+def slider_figure(active=1, **slider):
+    """Three bar traces; step j shows trace j only, retitles the figure and moves the y range.
+
+    The figure itself shows every trace under the title "all": only applying the active step
+    gives its state."""
+    names = list(COLORS)
+    steps = [dict(method="update", label=label, args=[{"visible": [i == j for i in range(3)]},
+                                                      {"title.text": f"only {names[j]}", "yaxis.range": [0, 4 + j]}])
+             for j, label in enumerate(("0.075", "0.125", "0.25"))]
+    return go.Figure([go.Bar(x=["a", "b"], y=[3, 1], name=n, marker_color=c) for n, c in COLORS.items()],
+                     layout=dict(width=420, height=500, title="all", showlegend=True, margin=dict(t=60, b=40),
+                                 sliders=[dict(active=active, steps=steps, currentvalue=dict(prefix="σ_C = "),
+                                               **slider)]))
+
+
+def svg_text(root):
+    """The texts of an SVG as a reader sees them (tspans joined, zero-width spaces dropped)."""
+    return [("".join(t.itertext())).replace("\u200b", "") for t in root.iter(f"{SVG}text")]
+
+
+def classes(root):
+    return {c for el in root.iter() for c in (el.get("class") or "").split()}
+
+
+def plot_height(root):
+    """Height in px of the plot area (the clip path of the x-y plot)."""
+    (clip,) = [c for c in root.iter(f"{SVG}clipPath") if c.get("id", "").endswith("xyplot")]
+    return float(clip.find(f"{SVG}rect").get("height"))
+
+
+@needs_browser
+def test_a_slider_figure_is_written_in_its_active_state_without_the_slider(tmp_path):
+    png, svg = figure_set.write_figure(slider_figure(active=1), tmp_path, "fig4a_demo_slider")
+    root = ET.parse(svg).getroot()
+    assert not {c for c in classes(root) if c.startswith("slider")}, "the slider is drawn in the file"
+    texts = svg_text(root)
+    assert "σC = 0.125" in texts  # the active step's label, σ_C rendered with its subscript
+    assert "only re" in texts and "all" not in texts  # the active step's title
+    legend = [("".join(t.itertext())) for t in root.iter(f"{SVG}text") if "legendtext" in (t.get("class") or "")]
+    assert legend == ["re"]  # the active step's trace alone
+    fills = svg.read_text()
+    assert COLORS["re"] in fills and COLORS["pre"] not in fills and COLORS["approx"] not in fills
+    assert {"4", "5"} <= set(texts)  # ticks of the y range [0, 5] the step sets (the bars alone reach 3)
+    assert png_size(png) == (2 * 420, 2 * float(root.get("height")))
+
+
+@needs_browser
+def test_the_space_of_a_removed_slider_is_given_back_and_the_plots_keep_their_size(tmp_path):
+    fig = slider_figure(active=2, pad=dict(t=60))  # the slider 60 px under the plots, as in gendel.plotting.gan
+    _, svg = figure_set.write_figure(fig, tmp_path, "fig7ab_demo_slider")
+    written = ET.parse(svg).getroot()
+    # the page: plotly's own export of the figure with its slider
+    page = ET.fromstring(figure_set._export(fig.to_dict(), "svg", 420, 500, 1, "page"))
+    assert {"slider-group", "slider-rail-rect"} <= classes(page)
+    assert abs(plot_height(written) - plot_height(page)) <= 2
+    shorter = float(page.get("height")) - float(written.get("height"))
+    assert 40 <= shorter <= 90, f"the file is {shorter} px shorter than the page's figure"
+    assert "σC = 0.25" in svg_text(written)
+
+
+@needs_browser
+def test_update_menu_buttons_are_removed_and_the_active_button_applied(tmp_path):
+    fig = go.Figure([go.Scatter(y=[0, 1], name="line", line_color=COLORS["pre"])], layout=dict(
+        width=400, height=300, updatemenus=[dict(type="buttons", active=1, buttons=[
+            dict(label="orange", method="restyle", args=[{"line.color": COLORS["pre"]}]),
+            dict(label="green", method="restyle", args=[{"line.color": COLORS["re"]}])])]))
+    _, svg = figure_set.write_figure(fig, tmp_path, "fig2_demo_buttons")
+    root = ET.parse(svg).getroot()
+    assert not {c for c in classes(root) if c.startswith("updatemenu")}
+    assert COLORS["re"] in svg.read_text() and COLORS["pre"] not in svg.read_text()
+    assert "green" in svg_text(root) and "orange" not in svg_text(root)
+
+
+def test_the_still_figure_applies_restyle_relayout_and_animate_as_plotly_js():
+    from gendel.plotting._still import still_figure
+
+    spec = {"data": [{"type": "scatter", "y": [0]}, {"type": "scatter", "y": [1], "x0": 3}],
+            "layout": {"annotations": [{"text": "a"}, {"text": "b"}], "height": 400, "updatemenus": [
+                dict(active=0, buttons=[dict(label="go", method="animate", args=[["late"]])])], "sliders": [dict(
+                    active=1, y=0.5, steps=[dict(label="0", method="skip"), dict(label="1", method="update", args=[
+                        {"y": [[5], [6]], "x0": [None]}, {"annotations[1].text": "B", "xaxis.range": [0, 1]},
+                        [0, 1]])])]},
+            "frames": [{"name": "late", "data": [{"marker": {"color": "red"}}], "traces": [1]}]}
+    still, height = still_figure(spec, 400)
+    assert [t["y"] for t in still["data"]] == [[5], [6]]
+    assert "x0" not in still["data"][1]  # None resets an attribute, as in plotly.js
+    assert still["data"][1]["marker"] == {"color": "red"}  # the animate button's frame
+    assert [a["text"] for a in still["layout"]["annotations"]] == ["a", "B", "go", "1"]
+    assert still["layout"]["xaxis"] == {"range": [0, 1]} and "sliders" not in still["layout"]
+    assert height == 400  # a slider inside the plots frees no margin
+    assert spec["data"][0]["y"] == [0] and "sliders" in spec["layout"]  # the figure given is left as it was
+    plain = {"data": [], "layout": {"title": {"text": "t"}}}
+    assert still_figure(plain, 300) == (plain, 300)

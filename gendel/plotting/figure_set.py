@@ -27,6 +27,7 @@ import zipfile
 from pathlib import Path
 
 from ..book import in_book_build
+from ._still import still_figure
 from .common import readable_figure
 
 #: Where the built book keeps the figure set (set by ``book/_ext/figure_set.py`` for the kernels
@@ -122,9 +123,13 @@ def write_figure(fig, folder, name, *, width=None, height=None):
     ``<folder>/<name>.svg``; returns the two paths.
 
     The texts pass through :func:`!gendel.plotting.common.readable_figure`'s rewriting, as in the
-    book, so the files read like the figure on the page. A figure with a slider is written in the
-    state the page opens with. The size is the figure's own, else ``width`` and ``height``, else
-    :data:`DEFAULT_WIDTH` × :data:`DEFAULT_HEIGHT`.
+    book, so the files read like the figure on the page. A figure with a slider or update-menu
+    buttons is written in the state the page opens with, without the controls (on a slide they
+    would be dead widgets): the active step's traces and layout changes are applied, its label
+    (``"σ_C = 0.125"``) is written where the slider showed it, and the bottom margin the slider
+    needed is given back (the image is that much shorter; the plots keep their size). The size is
+    the figure's own, else ``width`` and ``height``, else :data:`DEFAULT_WIDTH` ×
+    :data:`DEFAULT_HEIGHT`.
 
     Parameters
     ----------
@@ -161,10 +166,10 @@ def write_figure(fig, folder, name, *, width=None, height=None):
     """
     check_name(name)
     spec = fig if isinstance(fig, dict) else fig.to_dict()
-    spec = _framed(readable_figure({k: v for k, v in spec.items() if k != "frames"}))
     layout = spec.get("layout", {})
     width = layout.get("width") or width or DEFAULT_WIDTH
-    height = layout.get("height") or height or DEFAULT_HEIGHT
+    spec, height = still_figure(spec, layout.get("height") or height or DEFAULT_HEIGHT)
+    spec = _framed(readable_figure({k: v for k, v in spec.items() if k != "frames"}))
     data = {fmt: _export(spec, fmt, width, height, scale, name) for fmt, scale in (("png", PNG_SCALE), ("svg", 1))}
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
