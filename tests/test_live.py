@@ -9,8 +9,8 @@ with Run > Run All Cells and checks what a student then sees:
 - the rendered Markdown shows no raw TeX and no raw MyST markup (no undefined macro, no KaTeX
   error in the console);
 - the live panel is present after Run All; a key press on a slider redraws its figures. On the
-  explore page the time from the key press to the change of the ratio maps and of the KS bars is
-  measured in the page's clock and reported (printed; not asserted: the test is not a benchmark).
+  explore page the time from the key press to the frame that shows the changed ratio maps and KS
+  bars is measured in the page's clock and reported (printed; not asserted: the test is not a benchmark).
 
 Screenshots go to ``$GENDEL_LIVE_SHOTS`` when it is set. The server is stopped by its process id.
 """
@@ -226,29 +226,44 @@ def panel_figures(page, snippet):
 
 def press_and_time(page, slider_label, key, snippet, figures, dropdown=False):
     """Press ``key`` on the slider (or, with ``dropdown``, the drop-down list) labelled
-    ``slider_label``; return the seconds from the key press to the change of each figure of ``figures`` (``{name: (index of the figure in the output of
-    the cell whose code contains snippet, number of traces to compare or 0 for all)}``)."""
+    ``slider_label``; return the seconds from the key press to the frame that shows the change of
+    each figure of ``figures`` (``{name: (index of the figure in the output of the cell whose code
+    contains snippet, number of traces to compare or 0 for all)}``).
+
+    A figure counts as changed when its data differ from before the press (a redraw with the
+    same data does not count). The check runs when plotly changes the figure's elements (a
+    MutationObserver, called right after the change, within the task that made it); the time
+    taken is that of the next animation frame, the frame that paints the change. A timer
+    polling the figures would be starved: the browser runs the widget messages queued behind
+    one another first, so a poll would see a figure change only once the last message is done.
+    """
     page.evaluate(SIGNATURE_JS)
     page.evaluate("""([snippet, figs]) => {
       const sig = ([i, traces]) => window.__gendelSig(window.__gendelFig(snippet, i), traces);
       window.__lat = {key: null};
-      const before = {};
+      const before = {}, observers = [];
       for (const [name, spec] of Object.entries(figs)) { before[name] = sig(spec); window.__lat[name] = null; }
       if (Object.values(before).includes('missing')) throw new Error('figure not found: ' + JSON.stringify(before));
       window.addEventListener('keydown', () => { if (window.__lat.key === null) window.__lat.key = performance.now(); },
                               {capture: true, once: true});
-      const poll = () => {
-        const now = performance.now();
-        let pending = false;
+      const seen = {};
+      const check = () => {
+        if (window.__lat.key === null) return;
         for (const [name, spec] of Object.entries(figs)) {
-          if (window.__lat[name] !== null) continue;
-          const now_sig = window.__lat.key === null ? before[name] : sig(spec);
-          if (now_sig !== before[name] && now_sig !== 'missing') window.__lat[name] = now;
-          else pending = true;
+          if (seen[name]) continue;
+          const now_sig = sig(spec);
+          if (now_sig !== before[name] && now_sig !== 'missing') {
+            seen[name] = true;
+            requestAnimationFrame(() => { window.__lat[name] = performance.now(); });
+          }
         }
-        if (pending) setTimeout(poll, 5);
+        if (Object.keys(figs).every(n => seen[n])) observers.forEach(o => o.disconnect());
       };
-      poll();
+      for (const [name, [i]] of Object.entries(figs)) {
+        const o = new MutationObserver(check);
+        o.observe(window.__gendelFig(snippet, i), {subtree: true, childList: true, attributes: true});
+        observers.push(o);
+      }
     }""", [snippet, figures])
     kind, target = (".widget-dropdown", "select") if dropdown else (".widget-slider", ".noUi-handle")
     cell = page.locator(".jp-CodeCell", has=page.locator(".jp-InputArea-editor", has_text=snippet)).first
