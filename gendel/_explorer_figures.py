@@ -26,7 +26,7 @@ LIVE_WIDTH = 980
 #: filled with a pale tint, the second is an outline only, so that overlapping histograms keep
 #: their two colours instead of mixing into a third.
 _SAMPLE_LABEL = {"H0": "Y_H0", "H1": "Y_H1", "D": "Y_D"}
-_RATIO_LABEL = {"exact": "ρ̂", "dre": "ρ̂_E"}
+_RATIO_LABEL = {"exact": "ρ̂", "dre": "ρ̂_ℰ"}
 
 #: The error map's diverging scale on [-limit, limit], white at 0: the ratio scale on [0, 2].
 _ERROR_SCALE = ratio_colorscale(2.0)
@@ -86,9 +86,9 @@ def build_maps_figure(n):
     """The empty figure of the three ratio maps (as in Fig. 3) on an ``n`` x ``n`` grid."""
     empty = np.ones((n, n), dtype=np.float32)
     xs = ys = np.linspace(0.0, 1.0, n)
-    maps = make_subplots(rows=1, cols=3, subplot_titles=("ρ̂", "ρ̂_E", "error"), horizontal_spacing=0.1)
+    maps = make_subplots(rows=1, cols=3, subplot_titles=("ρ̂", "ρ̂_ℰ", "error"), horizontal_spacing=0.1)
     maps.add_trace(ratio_heatmap(xs, ys, empty, zmax=RATIO_ZMAX, showscale=False, name="ρ̂"), row=1, col=1)
-    maps.add_trace(ratio_heatmap(xs, ys, empty, zmax=RATIO_ZMAX, name="ρ̂_E", colorbar_title="ratio"), row=1, col=2)
+    maps.add_trace(ratio_heatmap(xs, ys, empty, zmax=RATIO_ZMAX, name="ρ̂_ℰ", colorbar_title="ratio"), row=1, col=2)
     maps.add_trace(go.Heatmap(x=xs, y=ys, z=0 * empty, colorscale=_ERROR_SCALE, zmin=-1.0, zmax=1.0, name="error",
                               colorbar=dict(thickness=12, len=0.8, x=1.0, xanchor="left", title=dict(text="error"),
                                             exponentformat="e"),
@@ -194,11 +194,11 @@ def draw_maps(fig, maps, s, N, *, axes=True, exact=True):
     # message holds traces whose keys all change together (tests/test_widgets.py checks every message).
     n = len(maps.ys)
     limit = error_range(maps.error, maps.limit)
-    err_label, err_title = ("log ρ̂_E − log ρ̂", "log error") if maps.mode == "log" else ("ρ̂_E − ρ̂", "difference")
+    err_label, err_title = ("log ρ̂_ℰ − log ρ̂", "log error") if maps.mode == "log" else ("ρ̂_ℰ − ρ̂", "difference")
     mean_text = "∞" if np.isinf(maps.mean_error) else f"{maps.mean_error:.2g}"
     titles = (
         f"ρ̂ = p̂′/p̂ (exact, σ_A = {s['sigma_a']:.3f})",
-        f"ρ̂_E ({describe_dre(s['dre'], sigma_c=s['sigma_c'], k=s['k'])})",
+        f"ρ̂_ℰ ({describe_dre(s['dre'], sigma_c=s['sigma_c'], k=s['k'])})",
         f"{err_label}<br><sup>mean absolute value under p̂: {mean_text}; colours ±{limit:.1g}</sup>",
     )
     with fig.batch_update():  # the ratio maps: z (and the grid), nothing else

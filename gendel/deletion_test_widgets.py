@@ -1,7 +1,7 @@
 """A live panel for the chapter on the deletion test as a decision (§4, Appendix C).
 
 :class:`DeletionTestPanel` puts the calibrated deletion test of :mod:`gendel.deletion_test`
-behind a few controls: the data set (MoG-8 or CKB-8), the density ratio estimator ρ̂_E, the
+behind a few controls: the data set (MoG-8 or CKB-8), the density ratio estimator ρ̂_ℰ, the
 number of samples per test m, λ, the level α and the statistic. It redraws
 :func:`gendel.plotting.deletion_test.decision_figure`: the statistic under H0 (samples of the
 pre-trained KDE p̂) and under the alternative (samples of the re-trained KDE p̂′), the critical
@@ -208,7 +208,7 @@ class DeletionTestPanel(Panel):
             "dataset": W.ToggleButtons(options=[(label, key) for key, label in DATASETS.items()], value=v["dataset"],
                                        description="data set", style={**style, "button_width": "70px"}),
             "dre": W.Dropdown(options=[(label, key) for key, label in DRES.items()], value=v["dre"],
-                              description="DRE ρ̂_E", style=style, layout=W.Layout(width="260px")),
+                              description="DRE ρ̂_ℰ", style=style, layout=W.Layout(width="260px")),
             "statistic": W.Dropdown(options=[(STATISTIC_LABELS[s], s) for s in STATISTICS], value=v["statistic"],
                                     description="statistic", style=style, layout=W.Layout(width="230px")),
             "m": W.SelectionSlider(options=list(M_STEPS), value=v["m"], description="samples per test m",
@@ -290,7 +290,7 @@ class DeletionTestPanel(Panel):
         fig = decision_figure(
             null, alternative, critical=critical, direction=direction, statistic=s["statistic"], m=s["m"],
             alpha=s["alpha"], title=f"Deletion test on {DATASETS[s['dataset']]}, λ = {s['lam']:g}",
-            subtitle=(f"{STATISTIC_LABELS[s['statistic']]}, m = {s['m']}, α = {s['alpha']:g}; ρ̂_E: {dre}<br>"
+            subtitle=(f"{STATISTIC_LABELS[s['statistic']]}, m = {s['m']}, α = {s['alpha']:g}; ρ̂_ℰ: {dre}<br>"
                       f"N = {N}, σ_A = {SIGMA_A:g}, seed {self.seed}; {self.n_null} null sets, {self.n_rep} tests"))
         self._draw(fig)
         self.last_redraw_s_ = time.perf_counter() - t0

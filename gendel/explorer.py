@@ -37,7 +37,7 @@ from .protocol import Protocol
 
 #: Choices of the panel's drop-downs and toggles: value -> label.
 DRES = {kind: choice.label for kind, choice in DRE_CHOICES.items()}
-MAP_MODES = {"difference": "ρ̂_E − ρ̂", "log": "log ρ̂_E − log ρ̂"}
+MAP_MODES = {"difference": "ρ̂_ℰ − ρ̂", "log": "log ρ̂_ℰ − log ρ̂"}
 R_CHOICES = (25, 50, 100, 250)
 
 #: Ranges of the sliders (min, max, step): values given to ``set`` must lie in them, not on a step.

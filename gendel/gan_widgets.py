@@ -2,8 +2,8 @@
 
 :class:`LabelPanel` redraws the label bars of the pre-trained, re-trained and approximated
 models from stored results (no training): for a bound B, Alg. 1 accepts a pre-trained sample y
-with probability min(ρ̂_E(y), B) / B, so the approximated model's label distribution is that of
-the stored pre-trained samples weighted by min(ρ̂_E, B)
+with probability min(ρ̂_ℰ(y), B) / B, so the approximated model's label distribution is that of
+the stored pre-trained samples weighted by min(ρ̂_ℰ, B)
 (:func:`gendel.gan.report.bound_label_distribution`). A redraw takes milliseconds; one that
 fails rolls the controls back to the last settings that drew (:class:`!gendel._panel.Panel`).
 
@@ -22,9 +22,9 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError('gendel.gan_widgets needs ipywidgets and anywidget: pip install "gendel[widgets]"') from exc
 
 from ._panel import Panel
-from .gan.report import MODEL_NAMES, bound_label_distribution, group
+from .gan.report import bound_label_distribution, group
 from .images import CLASS_NAMES
-from .plotting.gan import DATASET_NAMES, MODEL_COLORS, setting_name
+from .plotting.gan import DATASET_NAMES, MODEL_COLORS, MODEL_NAMES, setting_name   # names with <sub>: ρ̂<sub>ℰ</sub>
 
 
 class LabelPanel(Panel):

@@ -171,7 +171,7 @@ def test_no_glue_in_view(book_html, page):
 @pytest.mark.parametrize("page", PAGES)
 def test_no_raw_subscripts_in_text(book_html, page):
     """Prose and printed tables read as text, not TeX: outside code and math, no ``_{``, ``^{``
-    and no unbraced subscript such as ``ρ̂_E`` or ``σ_C`` (tables printed by page code go through
+    and no unbraced subscript such as ``ρ̂_ℰ`` or ``σ_C`` (tables printed by page code go through
     ``gendel.plotting.common.markdown_table`` / ``markdown_text``)."""
     from gendel.plotting.common import _UNBRACED
 

@@ -83,9 +83,9 @@ TEXT_JS = """() => Array.from(document.querySelectorAll('.js-plotly-plot')).map(
 }))"""
 
 
-#: An unbraced subscript shown as text: a letter (or ρ̂, σ) directly followed by "_" and a letter or
-#: digit, as in "σ_C", "Y_H0", "ρ̂_E" (plotly_text turns these into <sub> tags).
-UNBRACED_SUBSCRIPT = re.compile(r"(?<![A-Za-z0-9])[A-Za-z\u0370-\u03ff][\u0302\u0303\u0304]?'?_[A-Za-z0-9]")
+#: An unbraced subscript shown as text: a letter (or ρ̂, σ) directly followed by "_" and a letter,
+#: digit or script capital, as in "σ_C", "Y_H0", "ρ̂_ℰ" (plotly_text turns these into <sub> tags).
+UNBRACED_SUBSCRIPT = re.compile(r"(?<![A-Za-z0-9])[A-Za-z\u0370-\u03ff][\u0302\u0303\u0304]?'?_[A-Za-z0-9\u2100-\u214f]")
 
 
 def raw_markup(texts, ticks):

@@ -30,6 +30,9 @@ def test_bars_follow_the_bound_and_the_deletion_set(results, monkeypatch):
     assert rate == pytest.approx(expected_rate)
     np.testing.assert_allclose(panel.figure.data[2].y, expected)
     assert "B = 1.20" in panel.figure.layout.title.text
+    # the legend writes the DRE's ratio as the prose does, ρ̂ with a script ℰ, and shows no raw "_"
+    assert [t.name for t in panel.figure.data][2] == "approximated ρ̂<sub>ℰ</sub>·p̂"
+    assert not any("_" in t.name for t in panel.figure.data)
     # B = 1 clips every ratio above 1 (the kept labels' boost): the bars move back towards p_hat
     panel.set(bound=1.0)
     clipped = panel.bars()[0]["approx"]

@@ -203,7 +203,7 @@ def test_plotly_text_turns_tex_marks_into_what_plotly_shows():
 
     assert plotly_text("c_{N−N'} and x^{2}") == "c<sub>N−N'</sub> and x<sup>2</sup>"
     assert plotly_text("X \\ X'") == "X ∖ X'"
-    assert plotly_text("ρ̂_E") == "ρ̂<sub>E</sub>" and plotly_text(None) is None
+    assert plotly_text("ρ̂_ℰ") == "ρ̂<sub>ℰ</sub>" and plotly_text(None) is None   # the DRE's ratio, script ℰ as in the prose
     assert plotly_text("σ_C = 0.1, Y_H0, c_N, n_null") == "σ<sub>C</sub> = 0.1, Y<sub>H0</sub>, c<sub>N</sub>, n<sub>null</sub>"
     # hover-template variables, HTML tags and longer identifiers stay as they are
     assert plotly_text("%{customdata[0]}<extra>x_1</extra> max_k") == "%{customdata[0]}<extra>x<sub>1</sub></extra> max_k"
@@ -217,7 +217,7 @@ def test_readable_figure_reaches_every_text_a_reader_sees():
     fig = go.Figure(go.Scatter(x=[0, 1], y=[0, 1], name="σ_C", legendgrouptitle_text="Y_D",
                                hovertemplate="%{x}<extra>σ_C</extra>"))
     fig.add_trace(go.Table(header=dict(values=["σ_A"]), cells=dict(values=[["c_N"]])))
-    fig.update_layout(title="Y_H0", xaxis=dict(title="ρ̂_E", tickvals=[0], ticktext=["σ_C"]),
+    fig.update_layout(title="Y_H0", xaxis=dict(title="ρ̂_ℰ", tickvals=[0], ticktext=["σ_C"]),
                       annotations=[dict(text="c_N", x=0, y=0)],
                       sliders=[dict(currentvalue=dict(prefix="σ_C = "), steps=[dict(label="σ_C = 0.1", method="skip")])],
                       updatemenus=[dict(buttons=[dict(label="σ_A", method="skip")])])
@@ -241,6 +241,7 @@ def test_raw_markup_check_of_the_browser_tests_can_fail():
     assert tb.raw_markup(["4(c_N + c_{N−N'} − 2)", "ok", "X \\ X'"], ["100µ", "1e-4"]) == [
         "4(c_N + c_{N−N'} − 2)", "X \\ X'", "100µ"]
     assert tb.raw_markup(["c<sub>N</sub>"], ["1e-4"]) == []
+    assert tb.raw_markup(["approximated ρ̂_ℰ·p̂", "ρ̂<sub>ℰ</sub>"], []) == ["approximated ρ̂_ℰ·p̂"]
 
 
 # --- the book's renderer -------------------------------------------------------------------------

@@ -182,7 +182,7 @@ def claim_odd_variance_higher(summaries):
 
 
 def claim_separation(results, threshold=0.9):
-    """Fig. 7(c), App. E: ρ̂_E distinguishes Y_H0 from Y_H1 (KS of the LR ≥ ``threshold``).
+    """Fig. 7(c), App. E: ρ̂_ℰ distinguishes Y_H0 from Y_H1 (KS of the LR ≥ ``threshold``).
 
     Examples
     --------

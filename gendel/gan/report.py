@@ -16,7 +16,7 @@ import numpy as np
 from .. import claims as _claims
 
 MODELS = ("pre", "re", "approx")
-MODEL_NAMES = {"pre": "pre-trained p̂", "re": "re-trained p̂′", "approx": "approximated ρ̂_E·p̂"}
+MODEL_NAMES = {"pre": "pre-trained p̂", "re": "re-trained p̂′", "approx": "approximated ρ̂_ℰ·p̂"}
 STATISTICS = ("LR", "ASC log", "ASC tlogt")
 
 
@@ -188,9 +188,9 @@ def label_summary(results):
 def bound_label_distribution(labels, log_ratio, bound):
     """The label distribution of Alg. 1 with bound B, from stored pre-trained samples.
 
-    A proposal y is accepted with probability min(ρ̂_E(y), B) / B, so the accepted labels follow
-    the pre-trained labels weighted by min(ρ̂_E, B): B only changes the result where it clips
-    ρ̂_E. Returns ``(distribution (10,), acceptance rate)``.
+    A proposal y is accepted with probability min(ρ̂_ℰ(y), B) / B, so the accepted labels follow
+    the pre-trained labels weighted by min(ρ̂_ℰ, B): B only changes the result where it clips
+    ρ̂_ℰ. Returns ``(distribution (10,), acceptance rate)``.
 
     Examples
     --------

@@ -161,8 +161,9 @@ pio.renderers[BOOK_RENDERER] = _BookRenderer()
 _BRACED = re.compile(r"([_^])\{([^{}]*)\}")
 #: An unbraced subscript: one letter (Latin or Greek, possibly with a combining hat/tilde/bar, a
 #: prime and a ²) that does not end a longer word, or one of the names ASC, MMD, Var, KL, LR; then
-#: ``_`` and a token of at most four letters/digits (Latin or Greek) or ``*``.
-_UNBRACED = re.compile(r"(?<![A-Za-z0-9_])((?:ASC|MMD|Var|KL|LR)²?|[A-Za-z\u0370-\u03ff][\u0302\u0303\u0304]?'?²?)_([A-Za-z0-9\u0370-\u03ff]{1,4}|\*)(?![A-Za-z0-9_{])")
+#: ``_`` and a token of at most four letters/digits (Latin, Greek, or a script capital of Unicode's
+#: letterlike symbols such as the ℰ of the DRE's ratio ρ̂_ℰ) or ``*``.
+_UNBRACED = re.compile(r"(?<![A-Za-z0-9_])((?:ASC|MMD|Var|KL|LR)²?|[A-Za-z\u0370-\u03ff][\u0302\u0303\u0304]?'?²?)_([A-Za-z0-9\u0370-\u03ff\u2100-\u214f]{1,4}|\*)(?![A-Za-z0-9_{])")
 #: What plotly_text leaves alone: hover-template variables (``%{customdata[0]}``) and HTML tags.
 _VERBATIM = re.compile(r"(%\{[^}]*\}|<[^>]*>)")
 
@@ -172,7 +173,7 @@ def plotly_text(text):
 
     Plotly shows text, not TeX: ``c_{N−N'}`` would appear with its braces, ``σ_C`` with its
     underscore. Braced sub- and superscripts, and an unbraced ``_`` after a single letter followed
-    by a short token (``σ_C``, ``Y_H0``, ``ρ̂_E``), become plotly's ``<sub>``/``<sup>`` tags, and a
+    by a short token (``σ_C``, ``Y_H0``, ``ρ̂_ℰ``), become plotly's ``<sub>``/``<sup>`` tags, and a
     set difference written ``X \\ X'`` becomes ``X ∖ X'``. Hover-template variables
     (``%{customdata[0]}``) and HTML tags (``<extra>``) are left as they are; ``None`` passes
     through.
@@ -181,8 +182,8 @@ def plotly_text(text):
     --------
     >>> plotly_text("4(c_N + c_{N−N'} − 2)")
     "4(c<sub>N</sub> + c<sub>N−N'</sub> − 2)"
-    >>> plotly_text("‖ρ̂_E p̂ − p̂'‖_{1,p̂} on X \\\\ X'")
-    "‖ρ̂<sub>E</sub> p̂ − p̂'‖<sub>1,p̂</sub> on X ∖ X'"
+    >>> plotly_text("‖ρ̂_ℰ p̂ − p̂'‖_{1,p̂} on X \\\\ X'")
+    "‖ρ̂<sub>ℰ</sub> p̂ − p̂'‖<sub>1,p̂</sub> on X ∖ X'"
     >>> plotly_text("σ_C = 0.1, Y_H0 vs Y_D")
     'σ<sub>C</sub> = 0.1, Y<sub>H0</sub> vs Y<sub>D</sub>'
     >>> plotly_text("ρ_* = p_*'/p_*, ASC_φ, MMD²_u")
@@ -316,14 +317,14 @@ _MARKDOWN_VERBATIM = re.compile(r"(`[^`]*`|\$\$.*?\$\$|\$[^$]*\$|<[^>]*>)", re.S
 def markdown_text(text):
     """Markdown text with the subscripts of :func:`plotly_text` written as HTML ``<sub>`` tags.
 
-    A table printed by a page's code is Markdown, not TeX: ``ρ̂_E`` would show its underscore.
-    Code spans (`` `n_null` ``) and math (``$\\hat\\rho_E$``) are left as they are.
+    A table printed by a page's code is Markdown, not TeX: ``ρ̂_ℰ`` would show its underscore.
+    Code spans (`` `n_null` ``) and math (``$\\hat\\rho_{\\mathcal E}$``) are left as they are.
 
     Examples
     --------
     >>> from gendel.plotting.common import markdown_text
-    >>> markdown_text("KS of ρ̂_E at σ_C = 0.1; `n_null` and $Y_{H0}$ unchanged")
-    'KS of ρ̂<sub>E</sub> at σ<sub>C</sub> = 0.1; `n_null` and $Y_{H0}$ unchanged'
+    >>> markdown_text("KS of ρ̂_ℰ at σ_C = 0.1; `n_null` and $Y_{H0}$ unchanged")
+    'KS of ρ̂<sub>ℰ</sub> at σ<sub>C</sub> = 0.1; `n_null` and $Y_{H0}$ unchanged'
     """
     parts = _MARKDOWN_VERBATIM.split(str(text))
     for i in range(0, len(parts), 2):  # even entries: plain Markdown text

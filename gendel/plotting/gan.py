@@ -18,7 +18,7 @@ from .common import COLORS, plotly_text, readable_figure, rgba, step_outline
 
 DATASET_NAMES = {"mnist": "MNIST", "fashion-mnist": "Fashion-MNIST"}
 MODEL_COLORS = {"pre": COLORS["H0"], "re": COLORS["H1"], "approx": COLORS["D"]}
-STAT_NAMES = {"LR": "LR(Y, ρ̂_E)", "ASC log": "ASC, φ(t) = log t", "ASC tlogt": "ASC, φ(t) = t log t"}
+STAT_NAMES = {"LR": "LR(Y, ρ̂_ℰ)", "ASC log": "ASC, φ(t) = log t", "ASC tlogt": "ASC, φ(t) = t log t"}
 #: The model names of :data:`gendel.gan.report.MODEL_NAMES` with HTML subscripts, for figure text.
 MODEL_NAMES = {k: plotly_text(v) for k, v in _MODEL_NAMES.items()}
 STAT_SHORT = {"LR": "LR", "ASC log": "ASC (φ = log t)", "ASC tlogt": "ASC (φ = t log t)"}
@@ -81,7 +81,7 @@ def sample_grid_figure(grids, *, cols=8, title="", subtitle=""):
     >>> grids = {k: rng.integers(0, 256, (16, 28, 28), dtype=np.uint8) for k in ("pre", "approx")}
     >>> fig = sample_grid_figure(grids, cols=8, title="Samples")
     >>> [a.text for a in fig.layout.annotations], np.shape(fig.data[0].z)    # 2 x 8 images, 1-pixel gaps
-    (['pre-trained p̂', 'approximated ρ̂<sub>E</sub>·p̂'], (57, 231))
+    (['pre-trained p̂', 'approximated ρ̂<sub>ℰ</sub>·p̂'], (57, 231))
     """
     keys = list(grids)
     fig = make_subplots(rows=1, cols=len(keys), subplot_titles=[MODEL_NAMES.get(k, k) for k in keys],
@@ -131,7 +131,7 @@ def label_bars_figure(summaries, *, title, subtitle=""):
     ...      "labels": {"pre": [100] * 10, "re": [50, 100] * 5, "approx": [60, 100] * 5}}
     >>> fig = label_bars_figure(label_summary([r]), title="Fig. 7(a)")
     >>> [trace.name for trace in fig.data], fig.layout.annotations[0].text
-    (['pre-trained p̂', 're-trained p̂′', 'approximated ρ̂<sub>E</sub>·p̂'], 'MNIST, even-0.5:<br>75% of the TV gap closed')
+    (['pre-trained p̂', 're-trained p̂′', 'approximated ρ̂<sub>ℰ</sub>·p̂'], 'MNIST, even-0.5:<br>75% of the TV gap closed')
     """
     n = len(summaries)
     titles = [f"{DATASET_NAMES[s.dataset]}, {setting_name(s.setting, s.lam)}:<br>"
@@ -156,7 +156,7 @@ def label_bars_figure(summaries, *, title, subtitle=""):
 
 
 def statistics_figure(values, ks, *, stats=("LR", "ASC log", "ASC tlogt"), title, subtitle=""):
-    """Histograms of LR and ASC of ρ̂_E under H0 (Y ∼ p̂) and H1 (Y ∼ p̂′) (Fig. 7(c), App. E).
+    """Histograms of LR and ASC of ρ̂_ℰ under H0 (Y ∼ p̂) and H1 (Y ∼ p̂′) (Fig. 7(c), App. E).
 
     One row per deletion set, headed by its name; one column per statistic, titled with the
     statistic and its KS. H0 is drawn as filled bars, H1 as an outline (a step line), so that
@@ -226,7 +226,7 @@ def bound_slider_figure(results, bounds=(1.0, 1.05, 1.1, 1.2, 1.3, 1.5, 2.0, 3.0
     """Label distribution of Alg. 1 as the bound B moves, from stored pre-trained samples.
 
     One slider step per B: the approximated model's bars (pre-trained samples weighted by
-    min(ρ̂_E, B)), beside the pre-trained and re-trained bars of the same job. Works without a
+    min(ρ̂_ℰ, B)), beside the pre-trained and re-trained bars of the same job. Works without a
     kernel: every step is computed here.
 
     Parameters
@@ -237,7 +237,7 @@ def bound_slider_figure(results, bounds=(1.0, 1.05, 1.1, 1.2, 1.3, 1.5, 2.0, 3.0
 
     Examples
     --------
-    Pre-trained samples of ten labels; ρ̂_E is 0.5 on the even ones and 1.5 on the odd ones:
+    Pre-trained samples of ten labels; ρ̂_ℰ is 0.5 on the even ones and 1.5 on the odd ones:
 
     >>> import numpy as np
     >>> from gendel.plotting.gan import bound_slider_figure
@@ -268,7 +268,7 @@ def bound_slider_figure(results, bounds=(1.0, 1.05, 1.1, 1.2, 1.3, 1.5, 2.0, 3.0
                     hovertemplate="%{x}: %{y:.3f}<extra>" + MODEL_NAMES[k] + "</extra>")
     max_ratio = max(float(np.exp(np.max(r["arrays"]["pre_log_ratio"]))) for r in results)
     sub = (f"{DATASET_NAMES[job['dataset']]} {setting_name(job['setting'], job['lam'])}, "
-           f"{len(results)} seed{'' if len(results) == 1 else 's'}; largest ρ̂<sub>E</sub> on the samples: {max_ratio:.2f}")
+           f"{len(results)} seed{'' if len(results) == 1 else 's'}; largest ρ̂<sub>ℰ</sub> on the samples: {max_ratio:.2f}")
 
     def label(i):
         b, (dist, acc) = bounds[i], steps[i]

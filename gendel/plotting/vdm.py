@@ -45,7 +45,7 @@ def _nonempty(mapping, name, what):
 def _layout(fig, title, height, top=90, bottom=60):
     fig.update_layout(height=height, title=dict(text=title) if title else None,
                       margin=dict(l=60, r=20, t=top if title else 50, b=bottom))
-    return readable_figure(fig)     # ρ̂_E in titles and names reads as ρ̂<sub>E</sub>
+    return readable_figure(fig)     # ρ̂_ℰ in titles and names reads as ρ̂<sub>ℰ</sub>
 
 
 def log_ratio_scatter_figure(true, estimates, *, title=None, height=420):
@@ -75,7 +75,7 @@ def log_ratio_scatter_figure(true, estimates, *, title=None, height=420):
     >>> true = rng.normal(size=50)
     >>> fig = log_ratio_scatter_figure(true, {"VDM": true + 0.1 * rng.normal(size=50), "KBC": 0.5 * true})
     >>> [trace.name for trace in fig.data]                    # points and identity line per panel
-    ['VDM', 'identity (ρ̂<sub>E</sub> = ρ)', 'KBC', 'identity (ρ̂<sub>E</sub> = ρ)']
+    ['VDM', 'identity (ρ̂<sub>ℰ</sub> = ρ)', 'KBC', 'identity (ρ̂<sub>ℰ</sub> = ρ)']
     """
     true = _vector(true, "true")
     estimates = _nonempty(estimates, "estimates", "{label: log ratio} entry")
@@ -90,12 +90,12 @@ def log_ratio_scatter_figure(true, estimates, *, title=None, height=420):
         fig.add_trace(go.Scatter(
             x=true, y=values, mode="markers", name=label, showlegend=False,
             marker=dict(color=PALETTE[(k - 1) % len(PALETTE)], size=4, opacity=0.4),
-            hovertemplate="log ρ=%{x:.3f}<br>log ρ̂<sub>E</sub>=%{y:.3f}<extra>" + label + "</extra>"), row=1, col=k)
-        fig.add_trace(go.Scatter(x=lim, y=lim, mode="lines", name="identity (ρ̂<sub>E</sub> = ρ)", showlegend=(k == 1),
+            hovertemplate="log ρ=%{x:.3f}<br>log ρ̂<sub>ℰ</sub>=%{y:.3f}<extra>" + label + "</extra>"), row=1, col=k)
+        fig.add_trace(go.Scatter(x=lim, y=lim, mode="lines", name="identity (ρ̂<sub>ℰ</sub> = ρ)", showlegend=(k == 1),
                                  line=dict(color="#3B3B3B", dash="dash", width=1.5), hoverinfo="skip"),
                       row=1, col=k)
         fig.update_xaxes(title_text="true log ρ(y)", range=lim, constrain="domain", row=1, col=k)
-        fig.update_yaxes(title_text="estimated log ρ̂<sub>E</sub>(y)", range=lim, constrain="domain",
+        fig.update_yaxes(title_text="estimated log ρ̂<sub>ℰ</sub>(y)", range=lim, constrain="domain",
                          scaleanchor=f"x{'' if k == 1 else k}", scaleratio=1, row=1, col=k)
     fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.18, xanchor="center", x=0.5))
     return _layout(fig, title, height, bottom=80)
@@ -251,14 +251,14 @@ def class_ratio_figure(class_names, means, exact, *, title=None, height=420):
     for k, (label, values) in enumerate(means.items()):
         values = _vector(values, f"means[{label!r}]", len(names))
         fig.add_trace(go.Bar(x=names, y=values, name=label, marker_color=PALETTE[k % len(PALETTE)],
-                             hovertemplate="%{x}: mean ρ̂<sub>E</sub> = %{y:.3f}<extra>" + label + "</extra>"))
+                             hovertemplate="%{x}: mean ρ̂<sub>ℰ</sub> = %{y:.3f}<extra>" + label + "</extra>"))
     fig.add_trace(go.Scatter(x=names, y=exact, mode="markers", name="exact class-level ratio",
                              marker=dict(symbol="line-ew-open", size=34, color="#111111",
                                          line=dict(width=3, color="#111111")),
                              hovertemplate="%{x}: exact %{y:.3f}<extra></extra>"))
     fig.add_hline(y=1.0, line=dict(color="#888888", dash="dot", width=1))
     fig.update_xaxes(title_text="class of the test image")
-    fig.update_yaxes(title_text="mean ρ̂_E over the class", rangemode="tozero")
+    fig.update_yaxes(title_text="mean ρ̂_ℰ over the class", rangemode="tozero")
     fig.update_layout(barmode="group", legend=dict(orientation="h", yanchor="top", y=-0.3, xanchor="center", x=0.5))
     return _layout(fig, title, height, bottom=130)
 

@@ -89,7 +89,7 @@ def thm1_checks(runs, delta, *, n_calibration=None, wrong=(4, 10, 100, 1000)):
     Ns = [t.N for _, t in pairs]
     bound = np.array([c.thm1_bound(delta) for c, _ in pairs])
     error = np.array([t.l1_error for _, t in pairs])
-    what = "‖ρ̂_E p̂ − p̂'‖₁ (test draws) against 4(c_N + c_{N−N'} − 2) (calibration draws)"
+    what = "‖ρ̂_ℰ p̂ − p̂'‖₁ (test draws) against 4(c_N + c_{N−N'} − 2) (calibration draws)"
     out = [BoundCheck("Thm. 1 as printed", what, Ns, bound, error, 4 * delta)]
     out += [BoundCheck(f"bound divided by {w:g}", f"the same, bound / {w:g}", Ns, bound / w, error, 4 * delta)
             for w in wrong]
@@ -130,7 +130,7 @@ def thm2_checks(runs, delta, *, n_calibration=None, wrong=(10, 100, 1000)):
     printed = np.array([c.thm2_bound(delta) for c, _ in pairs])
     fixed = np.array([c.thm2_bound_corrected(delta) for c, _ in pairs])
     error = np.array([t.weighted_error for _, t in pairs])
-    lhs = "‖ρ̂_E p̂ − p̂'‖_{1,p̂} (test draws)"
+    lhs = "‖ρ̂_ℰ p̂ − p̂'‖_{1,p̂} (test draws)"
     out = [BoundCheck("Thm. 2 as printed", f"{lhs} against 2(ε_{{N−N'}} + ‖ρ_*‖∞ ε_N) (calibration draws)",
                       cases, printed, error, 4 * delta, case_name=""),
            BoundCheck("corrected bound", f"{lhs} against the corrected bound (calibration draws)",

@@ -330,16 +330,16 @@ def lr_rc_checks(calibration, test, delta, *, wrong=(2.0, 10.0, 100.0)):
     >>> test = consistency_sweep(CircleModel(), [400, 12800], R=40, grid_size=256, m=50, seed=2)
     >>> [(c.statement, c.verdict) for c in lr_rc_checks(cal, test, 0.05)]   # doctest: +NORMALIZE_WHITESPACE
     [('Thm. 7 as printed', 'holds'), ('bound divided by 2', 'holds'), ('bound divided by 10', 'holds'),
-     ('bound divided by 100', 'rejected'), ('ρ̂_E inverted', 'rejected')]
+     ('bound divided by 100', 'rejected'), ('ρ̂_ℰ inverted', 'rejected')]
     """
     calibration, test, Ns = _paired(calibration, test)
     bound = np.array([c.thm7_bound(delta) for c in calibration])
     sup = np.array([t.sup_dlog for t in test])
-    what = "sup over Y of |ΔLR| = ‖log ρ̂ − log ρ̂_E‖∞ (test draws) against 2(log c_N + log c_{N−N'}) (calibration draws)"
+    what = "sup over Y of |ΔLR| = ‖log ρ̂ − log ρ̂_ℰ‖∞ (test draws) against 2(log c_N + log c_{N−N'}) (calibration draws)"
     out = [BoundCheck("Thm. 7 as printed", what, Ns, bound, sup, 4 * delta)]
     out += [BoundCheck(f"bound divided by {w:g}", f"the same, bound / {w:g}",
                        Ns, bound / w, sup, 4 * delta) for w in wrong]
-    out.append(BoundCheck("ρ̂_E inverted", "‖log ρ̂ − log(1/ρ̂_E)‖∞ = ‖log ρ̂ + log ρ̂_E‖∞ against the same bound",
+    out.append(BoundCheck("ρ̂_ℰ inverted", "‖log ρ̂ − log(1/ρ̂_ℰ)‖∞ = ‖log ρ̂ + log ρ̂_ℰ‖∞ against the same bound",
                           Ns, bound, np.array([t.sup_dlog_inverted for t in test]), 4 * delta))
     return out
 
@@ -370,10 +370,10 @@ def lr_sup_checks(calibration, test, delta, *, wrong=(2.0, 10.0, 100.0)):
     delta = _check_delta(delta)
     eps = np.array([_quantile(c.sup_dlog, 1 - delta) for c in calibration])
     diff = np.array([t.lr_difference for t in test])
-    what = "|ΔLR| on the test sample Y against ε, the (1 − δ)-quantile of ‖log ρ̂ − log ρ̂_E‖∞ (calibration)"
+    what = "|ΔLR| on the test sample Y against ε, the (1 − δ)-quantile of ‖log ρ̂ − log ρ̂_ℰ‖∞ (calibration)"
     out = [BoundCheck("Thm. 8(1) as printed", what, Ns, eps, diff, delta)]
     out += [BoundCheck(f"ε divided by {w:g}", f"the same, ε / {w:g}", Ns, eps / w, diff, delta) for w in wrong]
-    out.append(BoundCheck("ρ̂_E inverted", "|LR(Y, ρ̂) − LR(Y, 1/ρ̂_E)| against ε", Ns, eps,
+    out.append(BoundCheck("ρ̂_ℰ inverted", "|LR(Y, ρ̂) − LR(Y, 1/ρ̂_ℰ)| against ε", Ns, eps,
                           np.array([np.abs(t.lr_exact + t.lr_dre) for t in test]), delta))
     return out
 

@@ -27,10 +27,10 @@ STATISTIC_COLORS = {
 
 #: The x-axis title of each statistic: its symbol and what it averages (no TeX).
 STATISTIC_AXIS = {
-    "lr": "LR(Y, ρ̂_E) = mean of log ρ̂_E(y) over Y",
-    "asc-log": "ASC(Ŷ, Y, ρ̂_E), φ(t) = log t",
-    "asc-tlogt": "ASC(Ŷ, Y, ρ̂_E), φ(t) = t log t",
-    "asc-hellinger": "ASC(Ŷ, Y, ρ̂_E), φ(t) = (√t − 1)²",
+    "lr": "LR(Y, ρ̂_ℰ) = mean of log ρ̂_ℰ(y) over Y",
+    "asc-log": "ASC(Ŷ, Y, ρ̂_ℰ), φ(t) = log t",
+    "asc-tlogt": "ASC(Ŷ, Y, ρ̂_ℰ), φ(t) = t log t",
+    "asc-hellinger": "ASC(Ŷ, Y, ρ̂_ℰ), φ(t) = (√t − 1)²",
     "mmd": "MMD²_u(Y, Ŷ)",
 }
 

@@ -10,7 +10,7 @@ from ...experiments import QUESTIONS, STATISTICS, grid
 from ..common import rgba
 
 _SAMPLE_NAMES = {"H0": "Y<sub>H0</sub>", "H1": "Y<sub>H1</sub>", "D": "Y<sub>D</sub>"}
-_RATIO_NAMES = {"exact": "ρ̂", "dre": "ρ̂<sub>E</sub>"}
+_RATIO_NAMES = {"exact": "ρ̂", "dre": "ρ̂<sub>ℰ</sub>"}
 
 
 def _title(main, detail=None):
@@ -70,7 +70,7 @@ def _legend_name(key):
     """Legend text of one side of a comparison: which sample set, scored with which ratio."""
     sample, ratio = key
     model = {"H0": "Y<sub>H0</sub> ~ p̂ (pre-trained)", "H1": "Y<sub>H1</sub> ~ p̂′ (re-trained)",
-             "D": "Y<sub>D</sub> ~ ρ̂<sub>E</sub>·p̂ (approximated)"}
+             "D": "Y<sub>D</sub> ~ ρ̂<sub>ℰ</sub>·p̂ (approximated)"}
     return f"{model[sample]}, scored with {_RATIO_NAMES[ratio]}"
 
 

@@ -187,7 +187,7 @@ def ratio_maps_figure(dataset, *, lams=LAMBDAS, dres=None, initial_lam=0.6, N=N,
     fig.update_layout(
         title=_title(f"{'Fig. 3 and Appendix D' if dataset == 'mog8' else 'Appendix D.2'}: ratio maps, "
                      f"{DATASET_LABELS[dataset]}",
-                     f"ρ̂ and ρ̂<sub>E</sub>; N = {N}, σ_A = {sigma_a:g}, seed {seed}; white: ratio 1, "
+                     f"ρ̂ and ρ̂<sub>ℰ</sub>; N = {N}, σ_A = {sigma_a:g}, seed {seed}; white: ratio 1, "
                      "red: mass removed by the deletion"),
         sliders=[slider(steps, "λ = ", active, pad_t=45)],
         height=230 * rows + 180, margin=dict(l=50, r=60, t=80, b=20),
@@ -224,12 +224,12 @@ def bandwidth_maps_figure(dataset, *, lams=LAMBDAS, sigmas=SIGMA_C, initial_sigm
     zmax = RATIO_ZMAX
     n = len(lams)
     fig = make_subplots(rows=2, cols=n, subplot_titles=[f"λ = {lam:g}" for lam in lams], horizontal_spacing=0.045,
-                        vertical_spacing=0.1, row_titles=["ρ̂ (exact)", "KBC ρ̂<sub>E</sub>"])
+                        vertical_spacing=0.1, row_titles=["ρ̂ (exact)", "KBC ρ̂<sub>ℰ</sub>"])
     for c, maps in enumerate(per_lam, start=1):
         fig.add_trace(go.Heatmap(x=xs, y=ys, z=color_codes(maps[0], zmax), name=f"ρ̂, λ = {lams[c - 1]:g}",
                                  **code_trace_style(zmax, showscale=c == 1)), row=1, col=c)
     for c, maps in enumerate(per_lam, start=1):
-        fig.add_trace(go.Heatmap(x=xs, y=ys, z=color_codes(maps[1 + active], zmax), name=f"ρ̂_E, λ = {lams[c - 1]:g}",
+        fig.add_trace(go.Heatmap(x=xs, y=ys, z=color_codes(maps[1 + active], zmax), name=f"ρ̂_ℰ, λ = {lams[c - 1]:g}",
                                  **code_trace_style(zmax, showscale=False)), row=2, col=c)
     steps = [dict(method="restyle", label=f"{s:g}",
                   args=[{"z": [typed_codes(color_codes(maps[1 + j], zmax)) for maps in per_lam]},
@@ -237,7 +237,7 @@ def bandwidth_maps_figure(dataset, *, lams=LAMBDAS, sigmas=SIGMA_C, initial_sigm
              for j, s in enumerate(sigmas)]
     fig.update_layout(
         title=_title(f"Fig. 3 for every λ: KBC bandwidths, {DATASET_LABELS[dataset]}",
-                     f"top: ρ̂; bottom: KBC ρ̂<sub>E</sub> for the σ_C of the slider (Fig. 3: 0.075, 0.125); "
+                     f"top: ρ̂; bottom: KBC ρ̂<sub>ℰ</sub> for the σ_C of the slider (Fig. 3: 0.075, 0.125); "
                      f"N = {N}, σ_A = {sigma_a:g}"),
         sliders=[slider(steps, "σ_C = ", active, pad_t=40)],
         height=520, margin=dict(l=50, r=60, t=80, b=20),
