@@ -22,6 +22,10 @@ runtime. The table says which.
 It prints a table and writes it, with the date, the machine and the load average before and after
 each page, to ``book/course/page_times.json`` (``--out`` to choose), after every page, so an
 interrupted run keeps what it measured. Pages that fail are recorded with the error's last line.
+The slowest cell of each page is recorded by its first line of code (``slowest_cell``) and the
+title of the section of the page's ``.md`` that holds it (``slowest_cell_section``; sections joined
+by "; " where several cells start alike): the teacher page finds the cell in today's page by the
+first line, and ``tests/test_page_times.py`` fails when a page no longer has it.
 Runs side by side slow each other down: the load average recorded with each page says how busy
 the machine was.
 """
@@ -41,6 +45,8 @@ from pathlib import Path
 
 import nbclient
 import nbformat
+
+from gendel.book.cells import find_cells, first_code_line
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "book" / "course" / "page_times.json"
@@ -102,11 +108,6 @@ def cell_seconds(cell):
     return (parse(end) - parse(start)).total_seconds()
 
 
-def first_code_line(source):
-    lines = [ln for ln in source.splitlines() if ln.strip() and not ln.startswith(("#", "%%"))]
-    return lines[0].strip()[:100] if lines else ""
-
-
 def run_page(page, cache_dir, timeout):
     path = ROOT / f"{page}.ipynb"
     if not path.exists():
@@ -138,10 +139,13 @@ def run_page(page, cache_dir, timeout):
     timed = [(cell_seconds(c), c.source) for c in code]
     timed = [(s, src) for s, src in timed if s is not None]
     slowest = max(timed, key=lambda t: t[0]) if timed else (None, "")
+    # the section of the page's .md that holds the slowest cell, for the teacher page to name it by
+    places = find_cells(ROOT / f"{page}.md", first_code_line(slowest[1])) if timed else []
     return {"page": page, "seconds": round(seconds, 1), "cpu_seconds": None if cpu is None else round(cpu, 1),
             "code_cells": len(code),
             "slowest_cell_seconds": None if slowest[0] is None else round(slowest[0], 1),
             "slowest_cell": first_code_line(slowest[1]),
+            "slowest_cell_section": "; ".join(place.section for place in places) or None,
             "load_before": [round(x, 2) for x in load_before], "load_after": [round(x, 2) for x in os.getloadavg()],
             "error": error}
 

@@ -15,12 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..theory import settings as S
+from ..theory.settings import CIRCLE, DELTA, SIZES  # noqa: F401  (the settings' former home)
 from . import Claim, verdict
-
-#: Settings of the theory pages: the circle model, the training-set sizes N and the level δ.
-CIRCLE = dict(amplitude=0.5, deletion_strength=0.4)
-SIZES = tuple(100 * 2**k for k in range(9))
-DELTA = 0.05
 
 
 def _result(check):
@@ -78,10 +75,10 @@ def _lbli_checks():
     from ..theory import stability as st
     from ..theory.bound_checks import BoundCheck
 
-    X, _, _ = setup("mog8", 0.8, N=400, sigma_a=0.1, seed=0)
+    X, _, _ = setup(*S.MOG8_DATA, **S.MOG8)
     N = len(X)
-    order = np.random.default_rng(1).permutation(N)  # X' = the first N' points of this order
-    n_del = np.array([1, 2, 5, 10, 20, 50, 100, 200])
+    order = np.random.default_rng(S.LBLI_ORDER_SEED).permutation(N)  # X' = the first N' points of this order
+    n_del = np.array(S.LBLI_N_DELETED)
     numeric = np.array([st.numerical_sup_log_ratio(
         ExactKDERatio(bandwidth=0.1).fit(X, np.isin(np.arange(N), order[:nd])).log_ratio, EXTENT["mog8"])
         for nd in n_del])
@@ -93,7 +90,7 @@ def _lbli_checks():
 
 
 def theory_checks():
-    """The checks of the theorems as printed, with the settings of the theory pages.
+    """The checks of the theorems as printed, with the settings of the theory pages (:mod:`gendel.theory.settings`).
 
     Returns ``{name: list of checks}`` for "thm1", "thm2" (unit circle, circle of circumference
     1/50), "thm2_corrected", "thm3" (ε at the smallest set, at the full set), "thm4", "thm6" (KL,
@@ -112,28 +109,27 @@ def theory_checks():
     from ..theory.consistency import consistency_sweep, lr_rc_checks, lr_sup_checks, ratio_stability_run
     from ..theory.ratio_stability import error_stability_check, rs_checks
 
-    model = CircleModel(**CIRCLE)
-    short = CircleModel(**CIRCLE, period=1 / 50)
-    runs = consistency_sweep(model, SIZES, R=200, seed=0)
-    runs_short = consistency_sweep(short, SIZES, R=200, seed=0)
-    unit, small = thm2_checks(runs, DELTA), thm2_checks(runs_short, DELTA)
-    calibration = consistency_sweep(model, SIZES, R=200, seed=1)   # the constants only
-    tests = consistency_sweep(model, SIZES, R=200, m=400, seed=0)  # the test draws
-    rs_sizes = SIZES[:8]
-    rs = rs_checks([ratio_stability_run(model, n, R=200, seed=0) for n in rs_sizes],
-                   [ratio_stability_run(model, n, R=200, seed=1) for n in rs_sizes], DELTA)
-    _, _, exact = setup("mog8", 0.8, N=400, sigma_a=0.1, seed=0)
-    es = error_stability_check(exact.pretrained_, 20_000, calibration_seed=2, test_seed=3,
-                               deltas=np.geomspace(1e-3, 0.5, 30))
+    model = CircleModel(**S.CIRCLE)
+    short = CircleModel(**S.CIRCLE, period=S.SHORT_PERIOD)
+    runs = consistency_sweep(model, S.SIZES, R=S.R, seed=S.SWEEP_SEED)
+    runs_short = consistency_sweep(short, S.SIZES, R=S.R, seed=S.SWEEP_SEED)
+    unit, small = thm2_checks(runs, S.DELTA), thm2_checks(runs_short, S.DELTA)
+    calibration = consistency_sweep(model, S.SIZES, R=S.R, seed=S.CALIBRATION_SEED)   # the constants only
+    tests = consistency_sweep(model, S.SIZES, R=S.R, m=S.M_TEST, seed=S.SWEEP_SEED)   # the test draws
+    rs = rs_checks([ratio_stability_run(model, n, R=S.R, seed=S.RS_CALIBRATION_SEED) for n in S.RS_SIZES],
+                   [ratio_stability_run(model, n, R=S.R, seed=S.RS_TEST_SEED) for n in S.RS_SIZES], S.DELTA)
+    _, _, exact = setup(*S.MOG8_DATA, **S.MOG8)
+    es = error_stability_check(exact.pretrained_, S.ES_SAMPLES, calibration_seed=S.ES_CALIBRATION_SEED,
+                               test_seed=S.ES_TEST_SEED, deltas=S.ES_DELTAS)
     return {
-        "thm1": [thm1_checks(runs, DELTA)[0]],
+        "thm1": [thm1_checks(runs, S.DELTA)[0]],
         "thm2": [unit[0], small[0]],
         "thm2_corrected": [unit[1], small[1]],
         "thm3": _lbli_checks(),
         "thm4": [rs[0]],
         "thm6": [es.kl_checks()[0], es.cantelli_checks()[0]],
-        "thm7": [lr_rc_checks(calibration, tests, DELTA)[0]],
-        "thm8_1": [lr_sup_checks(calibration, tests, DELTA)[0]],
+        "thm7": [lr_rc_checks(calibration, tests, S.DELTA)[0]],
+        "thm8_1": [lr_sup_checks(calibration, tests, S.DELTA)[0]],
     }
 
 
@@ -181,9 +177,9 @@ def theory(checks=None):
     corrected = "holds" if all(x.verdict == "holds" for x in c["thm2_corrected"]) else "rejected"
     lbli_full = c["thm3"][1].verdict if len(c["thm3"]) > 1 else "not checked"
     return [
-        theorem("thm1", "under RC, ‖ρ̂_E p̂ − p̂'‖₁ ≤ 4(c_N + c_{N−N'} − 2)", "Thm. 1, §2.2", c["thm1"],
+        theorem("thm1", "under RC, ‖ρ̂_ℰ p̂ − p̂'‖₁ ≤ 4(c_N + c_{N−N'} − 2)", "Thm. 1, §2.2", c["thm1"],
                 ["circle, N = 100 to 25,600"]),
-        theorem("thm2", "under TVC, ‖ρ̂_E p̂ − p̂'‖_{1,p̂} ≤ 2(ε_{N−N'} + ‖ρ_*‖∞ ε_N)", "Thm. 2, §2.2", c["thm2"],
+        theorem("thm2", "under TVC, ‖ρ̂_ℰ p̂ − p̂'‖_{1,p̂} ≤ 2(ε_{N−N'} + ‖ρ_*‖∞ ε_N)", "Thm. 2, §2.2", c["thm2"],
                 ["circle, L = 1", "L = 1/50"],
                 note=f"the corrected bound (errata E6) at both scales: {corrected}"),
         theorem("thm3", "under ε-LBLI, log ‖ρ̂‖∞ ≤ N'ε", "Thm. 3, §2.3", c["thm3"][:1],
@@ -193,11 +189,11 @@ def theory(checks=None):
                 ["circle, N = 100 to 12,800"]),
         theorem("thm6", "under ES (N' = 1), KL(p̂‖p̂') ≤ √ε and a Cantelli tail bound on log ρ̂", "Thm. 6, §2.3", c["thm6"],
                 ["KL bound", "Cantelli bound"]),
-        theorem("thm7", "under RC, |LR(Y, ρ̂) − LR(Y, ρ̂_E)| ≤ 2(log c_N + log c_{N−N'})", "Thm. 7, §4", c["thm7"],
+        theorem("thm7", "under RC, |LR(Y, ρ̂) − LR(Y, ρ̂_ℰ)| ≤ 2(log c_N + log c_{N−N'})", "Thm. 7, §4", c["thm7"],
                 ["circle, N = 100 to 25,600"]),
-        theorem("thm8_1", "‖log ρ̂ − log ρ̂_E‖∞ ≤ ε implies |LR(Y, ρ̂) − LR(Y, ρ̂_E)| ≤ ε", "Thm. 8(1), §4", c["thm8_1"],
+        theorem("thm8_1", "‖log ρ̂ − log ρ̂_ℰ‖∞ ≤ ε implies |LR(Y, ρ̂) − LR(Y, ρ̂_ℰ)| ≤ ε", "Thm. 8(1), §4", c["thm8_1"],
                 ["circle, N = 100 to 25,600"]),
     ]
 
 
-__all__ = ["CIRCLE", "DELTA", "SIZES", "THEORY_EVIDENCE", "theorem", "theory", "theory_checks"]
+__all__ = ["THEORY_EVIDENCE", "theorem", "theory", "theory_checks"]
