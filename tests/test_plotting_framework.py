@@ -219,14 +219,21 @@ def test_readable_figure_reaches_every_text_a_reader_sees():
     fig.add_trace(go.Table(header=dict(values=["σ_A"]), cells=dict(values=[["c_N"]])))
     fig.update_layout(title="Y_H0", xaxis=dict(title="ρ̂_ℰ", tickvals=[0], ticktext=["σ_C"]),
                       annotations=[dict(text="c_N", x=0, y=0)],
-                      sliders=[dict(currentvalue=dict(prefix="σ_C = "), steps=[dict(label="σ_C = 0.1", method="skip")])],
+                      sliders=[dict(currentvalue=dict(prefix="σ_C = "), steps=[
+                          dict(label="σ_C = 0.1", method="skip"),
+                          # what a step sets, as plotly.js paths: read after the slider moved
+                          dict(label="m", method="relayout", args=[{"xaxis.title.text": "LR(Y, ρ̂_ℰ)",
+                                                                    "annotations[0].text": "c_N", "yaxis_title": "Y_D",
+                                                                    "xaxis.range": [0, 1]}])])],
                       updatemenus=[dict(buttons=[dict(label="σ_A", method="skip")])])
     readable_figure(fig)
     texts = [fig.data[0].name, fig.data[0].legendgrouptitle.text, fig.data[1].header.values[0],
              fig.data[1].cells.values[0][0], fig.layout.title.text, fig.layout.xaxis.title.text,
              fig.layout.xaxis.ticktext[0], fig.layout.annotations[0].text, fig.layout.sliders[0].currentvalue.prefix,
              fig.layout.sliders[0].steps[0].label, fig.layout.updatemenus[0].buttons[0].label]
+    texts += list(fig.layout.sliders[0].steps[1].args[0].values())[:3]
     assert all("_" not in t and "<sub>" in t for t in texts), texts
+    assert fig.layout.sliders[0].steps[1].args[0]["xaxis.range"] == [0, 1]
     assert fig.data[0].hovertemplate == "%{x}<extra>σ_C</extra>"
     assert _readable(fig.to_dict())["layout"]["title"]["text"] == "Y<sub>H0</sub>"
 

@@ -209,6 +209,12 @@ _TEXT_KEYS = {"text", "name", "label", "prefix", "suffix", "ticktext", "title", 
 _SKIP_KEYS = {"hovertemplate", "texttemplate", "customdata", "x", "y", "z", "template", "meta", "uirevision"}
 
 
+def _is_text_key(key):
+    """A key whose value a reader sees, also as a path that a slider step or a button sets
+    (``"xaxis.title.text"``, ``"annotations[0].text"``, ``"xaxis_title_text"``)."""
+    return key in _TEXT_KEYS or re.split(r"[._\]]", key)[-1] in {"text", "title", "ticktext", "prefix", "suffix"}
+
+
 def _readable(obj, key=None):
     """``obj`` (plotly JSON) with :func:`plotly_text` applied to every reader-visible string."""
     if isinstance(obj, dict):
@@ -216,9 +222,9 @@ def _readable(obj, key=None):
         for k, v in obj.items():
             if k in _SKIP_KEYS:
                 out[k] = v
-            elif k in _TEXT_KEYS and isinstance(v, str):
+            elif _is_text_key(k) and isinstance(v, str):
                 out[k] = plotly_text(v)
-            elif (k in _TEXT_KEYS or (k == "values" and key in ("header", "cells"))) and isinstance(v, (list, tuple)):
+            elif (_is_text_key(k) or (k == "values" and key in ("header", "cells"))) and isinstance(v, (list, tuple)):
                 out[k] = [plotly_text(e) if isinstance(e, str) else
                           [plotly_text(c) if isinstance(c, str) else c for c in e] if isinstance(e, (list, tuple)) else e
                           for e in v]
