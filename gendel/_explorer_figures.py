@@ -19,6 +19,8 @@ from .plotting.synthetic.settings import sample_color
 
 #: Width in pixels of the panel's figures in a live notebook (static snapshots fill their column).
 LIVE_WIDTH = 980
+#: Width of the KS bars' figure, left of the histograms (together LIVE_WIDTH).
+KS_WIDTH = 300
 
 #: The five (sample, ratio) distributions the three questions compare (experiments.KEYS), drawn
 #: in the paper's colours as on the chapter's other pages (sample_color: in Q1, where both sides
@@ -103,55 +105,68 @@ def build_maps_figure(n):
     return readable_figure(maps)
 
 
+def build_ks_figure():
+    """The empty figure of the KS bars (as in Fig. 4): one bar per statistic and question.
+
+    A figure of its own, beside the histograms: a key press redraws it first and, small, it is
+    redrawn in a fraction of the time the histograms take (plotly.js redraws a whole figure when
+    its data change).
+    """
+    ks = go.Figure()
+    # bars side by side, placed by hand (offset and width): the histograms' figure used to share
+    # this one's barmode="overlay"
+    width = 0.8 / len(STATISTICS)
+    for i, stat in enumerate(STATISTICS):
+        ks.add_bar(x=list(range(len(QUESTIONS))), y=[0.0] * len(QUESTIONS), offset=-0.4 + i * width,
+                   width=width, name=STAT_SHORT[stat], marker_color=STAT_COLORS[stat],
+                   customdata=list(QUESTIONS),
+                   hovertemplate="%{customdata}: KS = %{y:.3f}<extra>" + STAT_SHORT[stat] + "</extra>")
+    ks.update_xaxes(tickvals=list(range(len(QUESTIONS))), ticktext=list(QUESTIONS), range=[-0.5, 2.5],
+                    title_text="question")
+    ks.update_yaxes(range=[0, 1], title_text="KS statistic")
+    ks.update_layout(
+        template="plotly_white", barmode="overlay", bargap=0, width=KS_WIDTH, height=570,
+        margin=dict(l=50, r=10, t=140, b=180),
+        title=dict(text="KS statistics (Fig. 4)", font_size=14, y=1.0, yref="container", yanchor="top",
+                   pad=dict(t=24)),
+        legend=dict(orientation="v", x=0.0, xanchor="left", y=-0.19, yanchor="top", font_size=11),
+    )
+    return readable_figure(ks)
+
+
 def build_stats_figure():
-    """The empty figure of the KS bars and the distributions behind them.
+    """The empty figure of the distributions behind the KS statistics: histograms of Q1-Q3.
 
     Returns the figure and ``hist_traces``: (question, (sample, ratio)) -> index of its histogram trace.
     """
-    # KS bars (column 1) and the distributions behind them (columns 2-4). Histograms are bar
-    # traces drawn over each other, so the KS bars are placed by hand (offset and width)
-    # instead of by barmode="group".
-    stats = make_subplots(rows=1, cols=4, horizontal_spacing=0.075,
-                          subplot_titles=["KS statistics"] + list(QUESTIONS))
-    width = 0.8 / len(STATISTICS)
-    for i, stat in enumerate(STATISTICS):
-        stats.add_bar(x=list(range(len(QUESTIONS))), y=[0.0] * len(QUESTIONS), offset=-0.4 + i * width,
-                      width=width, name=STAT_SHORT[stat], marker_color=STAT_COLORS[stat], legend="legend",
-                      customdata=list(QUESTIONS),
-                      hovertemplate="%{customdata}: KS = %{y:.3f}<extra>" + STAT_SHORT[stat] + "</extra>",
-                      row=1, col=1)
-    stats.update_xaxes(tickvals=list(range(len(QUESTIONS))), ticktext=list(QUESTIONS), range=[-0.5, 2.5],
-                       title_text="question", row=1, col=1)
-    stats.update_yaxes(range=[0, 1], title_text="KS statistic", row=1, col=1)
+    stats = make_subplots(rows=1, cols=len(QUESTIONS), horizontal_spacing=0.1, subplot_titles=list(QUESTIONS))
     shown = set()
     hist_traces = {}
-    for col, (q, pair) in enumerate(QUESTIONS.items(), start=2):
+    for col, (q, pair) in enumerate(QUESTIONS.items(), start=1):
         for j, key in enumerate(pair):
             sample, ratio = key
             hist_traces[q, key] = len(stats.data)
             look = hist_look(q, key, first=j == 0)
             # a step outline (no edges between bins), filled down to zero for the first side only
             stats.add_scatter(
-                x=[0.0], y=[0], name=f"{_SAMPLE_LABEL[sample]} with {_RATIO_LABEL[ratio]}", legend="legend2",
+                x=[0.0], y=[0], name=f"{_SAMPLE_LABEL[sample]} with {_RATIO_LABEL[ratio]}",
                 legendgroup=str(look), showlegend=look not in shown, mode="lines",
                 line=dict(color=look[0], width=look[2], shape="hvh"), fill="tozeroy", fillcolor=look[1],
                 hovertemplate="%{x:.4f}: %{y} repeats<extra></extra>", row=1, col=col,
             )
             shown.add(look)
-        stats.update_yaxes(title_text="repeats" if col == 2 else None, row=1, col=col)
+        stats.update_yaxes(title_text="repeats" if col == 1 else None, row=1, col=col)
         stats.update_xaxes(nticks=4, row=1, col=col)
     stats.update_layout(
-        template="plotly_white", barmode="overlay", bargap=0, width=LIVE_WIDTH, height=570,
+        template="plotly_white", width=LIVE_WIDTH - KS_WIDTH, height=570,
         # The title (three lines once drawn) hangs from the top of the figure, under the mode
         # bar and clear of the two-line subplot titles above the panels.
         margin=dict(l=50, r=20, t=140, b=180),
-        title=dict(text="KS statistics and the distributions behind them", font_size=14, y=1.0, yref="container",
+        title=dict(text="The distributions behind them (Figs. 5, 6)", font_size=14, y=1.0, yref="container",
                    yanchor="top", pad=dict(t=24)),
-        # Two vertical legends under the panels: horizontal ones would widen the right margin
+        # A vertical legend under the panels: a horizontal one would widen the right margin
         # instead of wrapping on narrow pages.
-        legend=dict(orientation="v", x=0.0, xanchor="left", y=-0.19, yanchor="top", font_size=11),
-        legend2=dict(orientation="v", x=0.3, xanchor="left", y=-0.19, yanchor="top", font_size=11,
-                     tracegroupgap=0),
+        legend=dict(orientation="v", x=0.0, xanchor="left", y=-0.19, yanchor="top", font_size=11, tracegroupgap=0),
     )
     return readable_figure(stats), hist_traces
 
@@ -220,11 +235,12 @@ def draw_maps(fig, maps, s, N, *, axes=True, exact=True):
 
 
 def draw_ks(fig, result, R, m):
-    """Draw the KS statistics of ``result`` (R repeats of m samples per set) as the bars of ``fig``."""
+    """Draw the KS statistics of ``result`` (R repeats of m samples per set) as the bars of ``fig``
+    (:func:`build_ks_figure`)."""
     with fig.batch_update():  # one message, one redraw in the browser (every bar changes y only)
-        for trace, stat in zip(fig.data[: len(STATISTICS)], STATISTICS):
+        for trace, stat in zip(fig.data, STATISTICS):
             trace.y = [result.ks[q, stat] for q in QUESTIONS]
-        fig.layout.annotations[0].text = f"KS statistics<br><sup>R = {R}, m = {m}</sup>"
+        fig.layout.title.text = f"KS statistics (Fig. 4)<br><sup>R = {R}, m = {m}</sup>"
 
 def draw_distributions(fig, hist_traces, s, result):
     """Draw the histograms of ``s["statistic"]`` over the repeats of ``result`` (settings ``s``) into ``fig``."""
@@ -263,11 +279,11 @@ def draw_distributions(fig, hist_traces, s, result):
     with fig.batch_update():  # the last group with the titles: one message
         for index, changed in (list(groups.values()) or [{}])[-1].items():
             fig.data[index].update(**changed)
-        for annotation, text in zip(fig.layout.annotations[1:], titles):
+        for annotation, text in zip(fig.layout.annotations, titles):
             annotation.text = plotly_text(text)
-        for col in range(2, 5):
+        for col in range(1, len(QUESTIONS) + 1):
             fig.update_xaxes(title_text=STAT_LABELS[stat], row=1, col=col)
-        fig.layout.title.text = plotly_text(f"KS statistics (as in Fig. 4) and the distributions behind them (Figs. 5, 6)<br>"
+        fig.layout.title.text = plotly_text(f"The distributions behind the KS statistics (Figs. 5, 6)<br>"
                                  f"<sup>Q1 DRE approximation, Q2 fast deletion, Q3 deletion test · "
                                  f"histograms of {STAT_LABELS[stat]} over R = {s['R']} repeats<br>"
                                  f"{describe_settings(s)}</sup>")

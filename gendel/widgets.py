@@ -37,7 +37,8 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
     ) from exc
 
 from . import experiments
-from ._explorer_figures import LIVE_WIDTH, build_maps_figure, build_stats_figure, draw_distributions, draw_ks, draw_maps
+from ._explorer_figures import (LIVE_WIDTH, build_ks_figure, build_maps_figure, build_stats_figure, draw_distributions,
+                                draw_ks, draw_maps)
 from ._panel import _LRU, ComputesAhead, Panel  # noqa: F401  (_LRU re-exported)
 from ._validation import check_positive
 from .data import check_dataset
@@ -89,9 +90,10 @@ class ExplorerPanel(ComputesAhead, Panel):
         The control widgets by setting name.
     maps_figure : plotly.graph_objects.FigureWidget
         The ratio maps (as in Fig. 3): rho_hat, rho_hat_E and their error.
+    ks_figure : plotly.graph_objects.FigureWidget
+        The KS statistics of Q1-Q3 for every statistic (Fig. 4 at one setting).
     stats_figure : plotly.graph_objects.FigureWidget
-        The KS statistics of Q1-Q3 for every statistic (Fig. 4 at one setting) and, for the
-        chosen statistic, the two distributions each question compares (Figs. 5 and 6).
+        For the chosen statistic, the two distributions each question compares (Figs. 5 and 6).
     status : ipywidgets.HTML
         What the panel is doing or has done (and any error from the last update).
     grid : tuple (xs, ys, points)
@@ -120,10 +122,11 @@ class ExplorerPanel(ComputesAhead, Panel):
         self._drawn, self._ks_status = {}, ""
         self._build_controls(self.state.settings)
         self.maps_figure = go.FigureWidget(build_maps_figure(resolution))
+        self.ks_figure = go.FigureWidget(build_ks_figure())
         stats, self._hist_traces = build_stats_figure()
         self.stats_figure = go.FigureWidget(stats)
-        self.widget = W.VBox([self._controls_box, self.status, self.maps_figure, self.stats_figure],
-                             layout=W.Layout(width="100%"))
+        self.widget = W.VBox([self._controls_box, self.status, self.maps_figure,
+                              W.HBox([self.ks_figure, self.stats_figure])], layout=W.Layout(width="100%"))
         self._start()
 
     # ------------------------------------------------------------------ public API
@@ -151,16 +154,16 @@ class ExplorerPanel(ComputesAhead, Panel):
     def snapshot(self):
         """Static copies of the panel's figures, for pages without a kernel.
 
-        Returns a dict with ``"maps"`` and ``"statistics"``: plain ``plotly.graph_objects.Figure``
-        objects with the same data and layout as :attr:`!maps_figure` and :attr:`!stats_figure`,
-        which render in a static HTML page.
+        Returns a dict with ``"maps"``, ``"ks"`` and ``"statistics"``: plain
+        ``plotly.graph_objects.Figure`` objects with the same data and layout as :attr:`!maps_figure`,
+        :attr:`!ks_figure` and :attr:`!stats_figure`, which render in a static HTML page.
         """
         def copy(widget):
             fig = go.Figure(data=[trace.to_plotly_json() for trace in widget.data],
                             layout=widget.layout.to_plotly_json())
             return fig.update_layout(width=None)  # a static page sizes the figure to its column
 
-        return {"maps": copy(self.maps_figure), "statistics": copy(self.stats_figure)}
+        return {"maps": copy(self.maps_figure), "ks": copy(self.ks_figure), "statistics": copy(self.stats_figure)}
 
     def _steps_ahead(self):
         """The next sigma_C (or k) steps: what a key press on that slider reaches."""
@@ -174,7 +177,7 @@ class ExplorerPanel(ComputesAhead, Panel):
     _validate = staticmethod(validate_settings)
 
     def _closables(self):
-        return [*super()._closables(), self.maps_figure, self.stats_figure]
+        return [*super()._closables(), self.maps_figure, self.ks_figure, self.stats_figure]
 
     def _synced(self):
         """The state, at the controls' values."""
@@ -282,7 +285,7 @@ class ExplorerPanel(ComputesAhead, Panel):
             self.last_ks_ = result
             self._ks_settings = s  # the setting the KS figures belong to
             # the bars (y only) first, then the histograms (x and y): one message each (see draw_maps)
-            draw_ks(self.stats_figure, result, s["R"], self.m)
+            draw_ks(self.ks_figure, result, s["R"], self.m)
             draw_distributions(self.stats_figure, self._hist_traces, s, result)
             self._drawn["ks"] = ks_key
             self._drawn["dist"] = (ks_key, s["statistic"])

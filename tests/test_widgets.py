@@ -262,7 +262,7 @@ def test_display_only_controls_do_not_recompute(panel):
 
 
 def ks_bars(panel):
-    return np.array([panel.stats_figure.data[i].y for i in range(len(experiments.STATISTICS))])
+    return np.array([panel.ks_figure.data[i].y for i in range(len(experiments.STATISTICS))])
 
 
 def test_ks_bars_equal_synthetic_statistics(panel):
@@ -271,7 +271,8 @@ def test_ks_bars_equal_synthetic_statistics(panel):
                                               sigma_a=0.1, seed=0)
     expected = np.array([[direct.ks[q, stat] for q in experiments.QUESTIONS] for stat in experiments.STATISTICS])
     np.testing.assert_allclose(ks_bars(panel), expected)
-    for i, q in enumerate(experiments.QUESTIONS, start=1):
+    assert len(panel.ks_figure.data) == len(experiments.STATISTICS)
+    for i, q in enumerate(experiments.QUESTIONS):
         assert f"KS = {direct.ks[q, 'LR']:.3f}" in panel.stats_figure.layout.annotations[i].text
 
 
@@ -287,7 +288,7 @@ def test_histograms_hold_every_repeat(panel):
     for (q, key), index in panel._hist_traces.items():
         counts = np.asarray(panel.stats_figure.data[index].y)
         assert counts.sum() == np.isfinite(values[key]).sum()
-    assert panel.stats_figure.layout.xaxis2.title.text.startswith("ASC")
+    assert panel.stats_figure.layout.xaxis.title.text.startswith("ASC")
 
 
 def test_histograms_change_with_the_statistic(panel):
@@ -434,8 +435,8 @@ def test_snapshot_copies_the_panel_figures(panel):
     import plotly.graph_objects as go
 
     snap = panel.snapshot()
-    assert set(snap) == {"maps", "statistics"}
-    for key, live in (("maps", panel.maps_figure), ("statistics", panel.stats_figure)):
+    assert set(snap) == {"maps", "ks", "statistics"}
+    for key, live in (("maps", panel.maps_figure), ("ks", panel.ks_figure), ("statistics", panel.stats_figure)):
         assert type(snap[key]) is go.Figure
         assert len(snap[key].data) == len(live.data)
         assert snap[key].layout.width is None
@@ -487,7 +488,7 @@ def test_a_shown_panel_computes_the_next_sigma_c_steps_ahead(monkeypatch):
         s = p.settings
         direct = experiments.synthetic_statistics(s["dataset"], s["lam"], KernelClassifierDRE(bandwidth=0.105),
                                                   N=60, m=20, R=R, sigma_a=s["sigma_a"], seed=s["seed"])
-        for trace, stat in zip(p.stats_figure.data, experiments.STATISTICS):
+        for trace, stat in zip(p.ks_figure.data, experiments.STATISTICS):
             np.testing.assert_allclose(trace.y, [direct.ks[q, stat] for q in experiments.QUESTIONS], atol=1e-12)
         # the move started the next step ahead: 0.11 (0.1 is cached)
         _wait_for(lambda: len(p._ahead) == 3)
@@ -588,7 +589,7 @@ def test_no_message_to_the_browser_leaves_a_trace_key_undefined(monkeypatch):
     sent = []
     p = ExplorerPanel(R=R, resolution=40, N=100, m=50)
     try:
-        for fig, name in ((p.maps_figure, "maps"), (p.stats_figure, "stats")):
+        for fig, name in ((p.maps_figure, "maps"), (p.ks_figure, "ks"), (p.stats_figure, "stats")):
             original = fig.plotly_update
 
             def record(restyle_data=None, relayout_data=None, trace_indexes=None, _o=original, _n=name, **kw):
