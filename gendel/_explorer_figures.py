@@ -108,24 +108,18 @@ def build_maps_figure(n):
 def build_ks_figure():
     """The empty figure of the KS bars (as in Fig. 4): one bar per statistic and question.
 
-    A figure of its own, beside the histograms: a key press redraws it first and, small, it is
-    redrawn in a fraction of the time the histograms take (plotly.js redraws a whole figure when
-    its data change).
+    A figure of its own, beside the histograms: plotly.js redraws a whole figure when its data
+    change, so a key press redraws these bars, which it sends first, without the histograms.
+    ``precomputed_ks_figure`` draws the same bars with a slider.
     """
     ks = go.Figure()
-    # bars side by side, placed by hand (offset and width): the histograms' figure used to share
-    # this one's barmode="overlay"
-    width = 0.8 / len(STATISTICS)
-    for i, stat in enumerate(STATISTICS):
-        ks.add_bar(x=list(range(len(QUESTIONS))), y=[0.0] * len(QUESTIONS), offset=-0.4 + i * width,
-                   width=width, name=STAT_SHORT[stat], marker_color=STAT_COLORS[stat],
-                   customdata=list(QUESTIONS),
-                   hovertemplate="%{customdata}: KS = %{y:.3f}<extra>" + STAT_SHORT[stat] + "</extra>")
-    ks.update_xaxes(tickvals=list(range(len(QUESTIONS))), ticktext=list(QUESTIONS), range=[-0.5, 2.5],
-                    title_text="question")
+    for stat in STATISTICS:
+        ks.add_bar(x=list(QUESTIONS), y=[0.0] * len(QUESTIONS), name=STAT_SHORT[stat], marker_color=STAT_COLORS[stat],
+                   hovertemplate="%{x}: KS = %{y:.3f}<extra>" + STAT_SHORT[stat] + "</extra>")
+    ks.update_xaxes(title_text="question")
     ks.update_yaxes(range=[0, 1], title_text="KS statistic")
     ks.update_layout(
-        template="plotly_white", barmode="overlay", bargap=0, width=KS_WIDTH, height=570,
+        template="plotly_white", barmode="group", width=KS_WIDTH, height=570,
         margin=dict(l=50, r=10, t=140, b=180),
         title=dict(text="KS statistics (Fig. 4)", font_size=14, y=1.0, yref="container", yanchor="top",
                    pad=dict(t=24)),

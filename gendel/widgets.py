@@ -346,10 +346,9 @@ def precomputed_ks_figure(sigma_cs, *, dataset="mog8", lam=0.8, sigma_a=0.1, see
                                                   sigma_a=sigma_a, seed=seed)
         ks.append({stat: [result.ks[q, stat] for q in QUESTIONS] for stat in STATISTICS})
     start = int(np.argmin(np.abs(np.asarray(sigma_cs) - sigma_a)))
-    fig = go.Figure()
-    for stat in STATISTICS:
-        fig.add_bar(x=list(QUESTIONS), y=ks[start][stat], name=STAT_SHORT[stat], marker_color=STAT_COLORS[stat],
-                    hovertemplate="%{x}: KS = %{y:.3f}<extra>" + STAT_SHORT[stat] + "</extra>")
+    fig = build_ks_figure()  # the panel's bars, drawn at the slider's start
+    for trace, stat in zip(fig.data, STATISTICS):
+        trace.y = ks[start][stat]
     steps = [
         dict(method="restyle", label=f"{sigma_c:.3f}",
              args=[{"y": [ks[i][stat] for stat in STATISTICS]}, list(range(len(STATISTICS)))])
@@ -357,13 +356,12 @@ def precomputed_ks_figure(sigma_cs, *, dataset="mog8", lam=0.8, sigma_a=0.1, see
     ]
     setting = f"{DATASETS[check_dataset(dataset)]}, λ = {lam:.2f}, σ_A = {sigma_a:.3f}, seed {seed}, R = {R}, m = {m}, N = {N}"
     fig.update_layout(
-        template="plotly_white", barmode="group", height=480, margin=dict(l=60, r=20, t=80, b=40),
-        title=dict(text=f"KS statistics of KBC as σ_C moves (Fig. 4 at one λ)<br><sup>{setting}</sup>", font_size=14),
+        width=None, height=480, margin=dict(l=60, r=20, t=95, b=40),
+        title_text=f"KS statistics of KBC as σ_C moves (Fig. 4 at one λ)<br><sup>{setting}<br>"
+                   "Q1: DRE approximation, Q2: fast deletion, Q3: deletion test</sup>",
         sliders=[dict(active=start, steps=steps, currentvalue=dict(prefix="σ_C = "), pad=dict(t=50))],
         legend=dict(orientation="v", x=1.01, y=1),
     )
-    fig.update_xaxes(title_text="question (Q1: DRE approximation, Q2: fast deletion, Q3: deletion test)")
-    fig.update_yaxes(title_text="KS statistic", range=[0, 1])
     return fig
 
 
