@@ -183,7 +183,7 @@ def check_lambda(lam):
     return lam
 
 
-def check_rng(rng):
+def check_rng(rng, name="rng"):
     """Require an explicit ``numpy.random.Generator`` (or an int seed).
 
     Examples
@@ -194,9 +194,11 @@ def check_rng(rng):
     if isinstance(rng, np.random.Generator):
         return rng
     if isinstance(rng, numbers.Integral) and not isinstance(rng, bool):
+        if rng < 0:
+            raise ValueError(f"{name} must be a numpy.random.Generator or a non-negative int seed; got {rng!r}")
         return np.random.default_rng(int(rng))
     raise TypeError(
-        "rng must be a numpy.random.Generator (e.g. numpy.random.default_rng(0)) or an int seed; "
+        f"{name} must be a numpy.random.Generator (e.g. numpy.random.default_rng(0)) or an int seed; "
         f"got {rng!r}"
     )
 

@@ -183,6 +183,43 @@ def atomic_write(path, write):
         raise
 
 
+def remove_stale_temporaries(path):
+    """Remove the temporary files that :func:`atomic_write` left beside ``path`` when its process
+    was killed mid-write (their names carry the writer's process id; a living writer's are kept).
+    Returns the number removed.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     dead = Path(tmp) / ".run.pt.999999999.abc.tmp"        # no process has this id
+    ...     alive = Path(tmp) / f".run.pt.{os.getpid()}.def.tmp"   # this process: still writing
+    ...     _ = dead.write_bytes(b"half"), alive.write_bytes(b"half")
+    ...     remove_stale_temporaries(Path(tmp) / "run.pt"), [p.name for p in Path(tmp).iterdir()] == [alive.name]
+    (1, True)
+    """
+    path = Path(path)
+    removed = 0
+    for tmp in path.parent.glob(f".{path.name}.*.tmp"):
+        pid = tmp.name[len(path.name) + 2:].split(".", 1)[0]
+        if not pid.isdigit() or _alive(int(pid)):
+            continue
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+            removed += 1
+    return removed
+
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except (ProcessLookupError, OverflowError):
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
+
+
 def load_npz(path, expected):
     """The arrays of a cached ``.npz`` entry, or None when it is missing or damaged.
 

@@ -4,11 +4,16 @@ Instead of re-training, samples of the pre-trained model are filtered by rejecti
 a proposal y ~ p_hat is accepted when rho_hat_E(y) > B * u with u ~ Uniform[0, 1]. When
 B >= sup rho_hat_E, accepted points are i.i.d. from the normalised rho_hat_E * p_hat, and the
 acceptance rate is E_{p_hat}[rho_hat_E] / B (= (N - N') / N for the exact KDE ratio).
+
+:class:`ApproximateDeletion` is the one implementation of Alg. 1 in gendel: :meth:`~ApproximateDeletion.sample`
+returns the accepted points, and :meth:`~ApproximateDeletion.steps` runs the same loop batch by batch
+for callers that need more than the points (the §5.1 protocol reads rho_hat on each accepted point).
 """
 
 from __future__ import annotations
 
 import math
+import time
 import warnings
 
 import numpy as np
@@ -16,14 +21,54 @@ import numpy as np
 from ._validation import Estimator, NotFittedError, check_count, check_positive, check_rng, is_fitted, plain
 from .stats import _real
 
-
 #: The largest default number of proposals of one :meth:`ApproximateDeletion.sample` call.
 MAX_DEFAULT_PROPOSALS = 10_000_000
+
+#: From this many expected proposals (m * B) on, Alg. 1 first times a pilot batch of the model and
+#: the DRE and estimates the cost of the call (see ``max_seconds``).
+PILOT_FROM = 100_000
+
+#: Proposals in that pilot batch (drawn with a private random stream: the caller's is untouched).
+PILOT_SIZE = 256
+
+#: A run longer than this (estimated, in seconds) shows a progress bar.
+PROGRESS_FROM_SECONDS = 10.0
 
 
 def _below(bound, known):
     """Whether B is below a DRE's known bound (None: no known bound), beyond rounding."""
     return known is not None and bound < known * (1 - 1e-12)
+
+
+def _batch_size(limit, proposed, wanted, n_acc, rate):
+    """The size of Alg. 1's next batch: 1.2 times the proposals the running acceptance rate says
+    the missing points need (at least 64), never past the limit."""
+    return int(min(limit - proposed, max(64, math.ceil(1.2 * (wanted - n_acc) / max(rate, 1e-3)))))
+
+
+def proposal_limit(m, bound, max_proposals=None):
+    """The number of proposals after which Alg. 1 for ``m`` points with bound B gives up:
+    ``max_proposals``, else ``max(100_000, 1000 m B)`` capped at :data:`MAX_DEFAULT_PROPOSALS`.
+
+    Examples
+    --------
+    >>> proposal_limit(10, 2.0), proposal_limit(10, 2.0, max_proposals=500), proposal_limit(10**6, 10.0)
+    (100000, 500, 10000000)
+    """
+    return max_proposals or int(min(max(100_000, 1000 * m * bound), MAX_DEFAULT_PROPOSALS))
+
+
+def first_batch_size(m, bound, max_proposals=None):
+    """The number of proposals in the first batch of Alg. 1 for ``m`` points with bound B. It
+    depends on m and B only, so callers can draw it ahead (the §5.1 protocol shares it between
+    DREs with the same B).
+
+    Examples
+    --------
+    >>> first_batch_size(1000, 2.0)          # 1.2 m B
+    2400
+    """
+    return _batch_size(proposal_limit(m, bound, max_proposals), 0, m, 0, 1.0 / bound)
 
 
 class ApproximateDeletion(Estimator):
@@ -38,7 +83,7 @@ class ApproximateDeletion(Estimator):
     ----------
     model : object
         The fitted pre-trained model p_hat; anything with ``sample(m, rng=...)`` returning an
-        array of m points (a :class:`gendel.models.KDE`, a wrapped GAN generator, ...).
+        array of m points (a :class:`gendel.models.KDE`, a :class:`gendel.models.DCGAN`, ...).
     dre : object
         A fitted density ratio estimator with ``log_ratio(Y)``.
     bound : float, optional
@@ -48,7 +93,12 @@ class ApproximateDeletion(Estimator):
         Give up (``RuntimeError``) after this many proposals in one call to :meth:`sample`.
         Defaults to ``max(100_000, 1000 * m * B)``, at most ``MAX_DEFAULT_PROPOSALS`` (10^7);
         without it, a call whose expected number of proposals m * B (acceptance rate
-        E[rho_hat_E] / B = 1 / B for a normalised ratio) exceeds 10^7 is refused up front.
+        E[rho_hat_E] / B = 1 / B for a normalised ratio) exceeds half of 10^7 is refused up front.
+    max_seconds : float or None, optional
+        Refuse a call that would take longer (default 300 s). From :data:`PILOT_FROM` expected
+        proposals on, a pilot batch times the model and the DRE and estimates the acceptance
+        rate first; ``None`` runs whatever it costs. A run estimated at over
+        :data:`PROGRESS_FROM_SECONDS` shows a progress bar.
 
     Attributes
     ----------
@@ -61,6 +111,8 @@ class ApproximateDeletion(Estimator):
     bound_exceeded_ : float
         Fraction of the last call's proposals with rho_hat_E(y) > B. Non-zero means B was not a
         valid bound and the samples are biased towards rho_hat_E clipped at B.
+    max_log_ratio_ : float
+        The largest log rho_hat_E among the last call's proposals.
 
     Examples
     --------
@@ -75,17 +127,25 @@ class ApproximateDeletion(Estimator):
     ((200, 1), True)
     """
 
-    def __init__(self, model, dre, bound=None, *, max_proposals=None):
+    def __init__(self, model, dre, bound=None, *, max_proposals=None, max_seconds=300.0):
         self.model = model
         self.dre = dre
         self.bound = plain(bound)
         self.max_proposals = plain(max_proposals)
+        self.max_seconds = plain(max_seconds)
         self._check_params()
 
     def set_params(self, **params):
-        """Set parameters (``bound=...``, ``dre__bandwidth=...``) and check them again; returns self."""
+        """Set parameters (``bound=...``, ``dre__bandwidth=...``) and check them again; returns self.
+        Invalid values are refused and the previous ones kept."""
+        before = self.get_params(deep=False)
         super().set_params(**params)
-        self._check_params()
+        try:
+            self._check_params()
+        except Exception:
+            super().set_params(**before)
+            self._check_params()
+            raise
         return self
 
     def __sklearn_clone__(self):
@@ -123,90 +183,202 @@ class ApproximateDeletion(Estimator):
             )
         if self.max_proposals is not None:
             check_count(self.max_proposals, "max_proposals")
+        if self.max_seconds is not None:
+            check_positive(self.max_seconds, "max_seconds")
         self.bound_ = bound
-        for name in ("acceptance_rate_", "n_proposals_", "bound_exceeded_"):
+        for name in ("acceptance_rate_", "n_proposals_", "bound_exceeded_", "max_log_ratio_"):
             self.__dict__.pop(name, None)  # they describe a call of sample() with the old parameters
 
     def __getattr__(self, name):
         # Called only for attributes not set yet: the ones that sample() sets get a clear message.
-        if name in ("acceptance_rate_", "n_proposals_", "bound_exceeded_"):
+        if name in ("acceptance_rate_", "n_proposals_", "bound_exceeded_", "max_log_ratio_"):
             raise NotFittedError(f"{name} is set by sample(): call sample(m, rng=...) first")
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def check_proposals(self, m, *, what=None):
-        """Refuse ``m`` samples that would need more than :data:`MAX_DEFAULT_PROPOSALS` proposals.
+        """Refuse ``m`` samples whose expected number of proposals is too many for the limit.
 
-        :meth:`sample` calls it; callers that draw many samples later (the §5.1 protocol) call it
-        before their expensive work. ``what`` names the ``m`` in the message.
+        Without ``max_proposals``, ``m * B`` proposals (the expected number for a normalised
+        ratio) may be at most half of :data:`MAX_DEFAULT_PROPOSALS`: beyond, a call would often
+        stop at the limit after all its work. With ``max_proposals``, it must be at least ``m``
+        and at least half of ``m * B``. :meth:`sample` calls it; callers that draw many samples
+        later (the §5.1 protocol) call it before their expensive work. ``what`` names the ``m``
+        in the message.
 
         Examples
         --------
         >>> import numpy as np
         >>> from gendel.dre import ExactKDERatio
-        >>> from gendel.models import KDE
         >>> X = np.random.default_rng(0).normal(size=(100, 1))
         >>> exact = ExactKDERatio(bandwidth=0.2).fit(X, np.arange(50))
         >>> ApproximateDeletion(exact.pretrained_, exact).check_proposals(10**7)  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
         ValueError: m=10000000 samples with B=2 need about m * B = 2e+07 proposals ...
+        >>> ApproximateDeletion(exact.pretrained_, exact, max_proposals=5).check_proposals(10)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        ValueError: max_proposals=5 is too small for m=10 samples ...
         """
-        if self.max_proposals is None and m * self.bound_ > MAX_DEFAULT_PROPOSALS:
+        expected = m * self.bound_
+        if self.max_proposals is None:
+            if expected > MAX_DEFAULT_PROPOSALS / 2:
+                raise ValueError(
+                    f"{what or f'm={m}'} samples with B={self.bound_:g} need about m * B = {expected:.3g} "
+                    f"proposals (the acceptance rate of a normalised ratio is 1/B), more than half of the default "
+                    f"limit {MAX_DEFAULT_PROPOSALS:.0e}. Use a tighter bound B or fewer samples, or pass "
+                    "max_proposals=... to try anyway"
+                )
+        elif self.max_proposals < max(m, expected / 2):
             raise ValueError(
-                f"{what or f'm={m}'} samples with B={self.bound_:g} need about m * B = {m * self.bound_:.3g} "
-                f"proposals (the acceptance rate of a normalised ratio is 1/B), more than the default limit "
-                f"{MAX_DEFAULT_PROPOSALS:.0e}. Use a tighter bound B or fewer samples, or pass max_proposals=... "
-                "to try anyway"
+                f"max_proposals={self.max_proposals} is too small for {what or f'm={m}'} samples with "
+                f"B={self.bound_:g}: Alg. 1 needs at least one proposal per sample and about m * B = {expected:.3g} "
+                f"in all (the acceptance rate of a normalised ratio is 1/B). Pass max_proposals of at least "
+                f"{math.ceil(2 * expected)}, or None for the default limit"
             )
 
-    def sample(self, m, *, rng):
-        """Draw ``m`` points from the approximated model by rejection sampling (Alg. 1).
+    def _pilot(self, m):
+        """Time a small batch of the model and the DRE (with its own random stream) and estimate
+        the number of proposals and the seconds a call for ``m`` points needs."""
+        rng = np.random.default_rng(2**31 - 1)
+        t0 = time.perf_counter()
+        Y = np.asarray(self.model.sample(PILOT_SIZE, rng=rng))
+        log_r = _real(self.dre.log_ratio(Y), "the DRE's log_ratio(Y)")
+        per_proposal = (time.perf_counter() - t0) / PILOT_SIZE
+        accept = float(np.mean(np.minimum(np.exp(np.minimum(log_r - math.log(self.bound_), 0.0)), 1.0)))
+        if accept == 0.0:
+            raise RuntimeError(
+                f"none of {PILOT_SIZE} trial proposals could be accepted: rho_hat_E(y) / B is 0 on all of them "
+                f"(largest rho_hat_E {math.exp(np.max(log_r)):.3g}, B = {self.bound_:g}). B is far too large for "
+                "this DRE, or the DRE is 0 where the model puts its mass; use B close to the largest ratio"
+            )
+        proposals = m / accept
+        return proposals, proposals * per_proposal, per_proposal
 
-        Proposals are drawn in vectorised batches sized by the running acceptance rate.
-        Raises ``RuntimeError`` after ``max_proposals`` proposals.
+    def steps(self, m, *, rng, first=None):
+        """Run Alg. 1 for ``m`` points batch by batch: yields ``(Y, log_ratio, keep)`` for each batch of
+        proposals (``keep`` marks the accepted ones) until ``m`` are accepted, then sets
+        :attr:`acceptance_rate_`, :attr:`n_proposals_`, :attr:`bound_exceeded_` and :attr:`max_log_ratio_`.
+
+        Parameters
+        ----------
+        m : int
+            Points to accept.
+        rng : numpy.random.Generator or int
+            The random stream of the proposals and the uniforms (None when ``first`` is given).
+        first : dict, optional
+            A first batch drawn ahead of the call: ``"Y"`` (:func:`first_batch_size` proposals),
+            ``"log_ratio"`` (the DRE's log ratios on them), ``"u"`` (their uniforms) and
+            ``"state"`` (the state of the random stream after drawing them, from which the
+            later batches are drawn).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from gendel.dre import ExactKDERatio
+        >>> X = np.random.default_rng(0).normal(size=(100, 1))
+        >>> exact = ExactKDERatio(bandwidth=0.2).fit(X, X[:, 0] > 1.0)
+        >>> sampler = ApproximateDeletion(exact.pretrained_, exact)
+        >>> kept = [Y[keep] for Y, _, keep in sampler.steps(50, rng=0)]
+        >>> bool((np.concatenate(kept)[:50] == sampler.sample(50, rng=0)).all())   # the same points
+        True
         """
         m = check_count(m, "m", minimum=1)
-        rng = check_rng(rng)
         known = getattr(self.dre, "ratio_bound_", None)
         if _below(self.bound_, known):
             raise ValueError(
                 f"the DRE's known bound is now {known:g} (was it refit?), above this sampler's B={self.bound_:g}; "
                 "create a new ApproximateDeletion for the refitted DRE"
             )
-        log_bound = math.log(self.bound_)
         self.check_proposals(m)
-        limit = self.max_proposals or int(min(max(100_000, 1000 * m * self.bound_), MAX_DEFAULT_PROPOSALS))
-        accepted, proposed, exceeded, n_acc = [], 0, 0, 0
-        rate = 1.0 / self.bound_  # the rate when rho_hat_E is normalised under p_hat
-        while n_acc < m:
-            if proposed >= limit:
-                raise RuntimeError(
-                    f"rejection sampling stopped after {proposed} proposals with only {n_acc} of {m} "
-                    f"points accepted (acceptance rate {n_acc / proposed:.2e}). The DRE is nearly 0 "
-                    "where the model puts its mass, or B is far too large; check the DRE and the bound"
+        if first is None:
+            rng = check_rng(rng)
+        estimate = None
+        if first is None and m * self.bound_ >= PILOT_FROM:
+            estimate = self._pilot(m)
+            if self.max_seconds is not None and estimate[1] > self.max_seconds:
+                raise ValueError(
+                    f"Alg. 1 for m={m} samples would take about {estimate[1]:.0f} s here: about {estimate[0]:.3g} "
+                    f"proposals (the acceptance rate of a pilot batch is {m / estimate[0]:.2%} with B={self.bound_:g}) "
+                    f"at {estimate[2] * 1e3:.3g} ms each, more than max_seconds={self.max_seconds:g}. Pass "
+                    "max_seconds=None (or a larger number) to run it anyway, or use fewer samples or a tighter B"
                 )
-            batch = int(min(limit - proposed, max(64, math.ceil(1.2 * (m - n_acc) / max(rate, 1e-3)))))
-            Y = np.asarray(self.model.sample(batch, rng=rng))
-            log_r = _real(self.dre.log_ratio(Y), "the DRE's log_ratio(Y)")
-            if np.isnan(log_r).any():
-                raise ValueError("the DRE returned NaN log ratios; it cannot be used for rejection sampling")
-            u = rng.random(batch)
-            keep = log_r > log_bound + np.log(u)  # rho_hat_E(y) > B u, in log space
-            # rho_hat_E(y) > B beyond rounding: log(B) can sit one ulp below log N - log(N - N'),
-            # the value a classifier DRE takes where f = 0.
-            exceeded += int(np.sum(log_r > log_bound + 1e-12))
-            accepted.append(Y[keep])
-            proposed += batch
-            n_acc += int(keep.sum())
-            rate = max(n_acc / proposed, 1e-6)
+        log_bound = math.log(self.bound_)
+        limit = proposal_limit(m, self.bound_, self.max_proposals)
+        proposed, exceeded, n_acc, largest = 0, 0, 0, -math.inf
+        rate = 1.0 / self.bound_  # the rate when rho_hat_E is normalised under p_hat
+        bar = None
+        if estimate is not None and estimate[1] > PROGRESS_FROM_SECONDS:
+            from ._progress import progress_bar
+
+            bar = progress_bar(total=m, desc="Alg. 1 (rejection sampling)", unit="sample", leave=False)
+        try:
+            while n_acc < m:
+                if proposed >= limit:
+                    self._stopped(m, n_acc, proposed, largest)
+                batch = _batch_size(limit, proposed, m, n_acc, rate)
+                if first is not None and proposed == 0:  # the first batch: drawn and evaluated already
+                    if batch != len(first["u"]):
+                        raise RuntimeError(f"the first batch has {len(first['u'])} proposals, not {batch}")
+                    Y, log_r, u = first["Y"], np.asarray(first["log_ratio"]), first["u"]
+                    rng = np.random.default_rng()
+                    rng.bit_generator.state = first["state"]
+                else:
+                    Y = np.asarray(self.model.sample(batch, rng=rng))
+                    log_r = _real(self.dre.log_ratio(Y), "the DRE's log_ratio(Y)")
+                    u = rng.random(batch)
+                if np.isnan(log_r).any():
+                    raise ValueError("the DRE returned NaN log ratios; it cannot be used for rejection sampling")
+                keep = log_r > log_bound + np.log(u)  # rho_hat_E(y) > B u, in log space
+                # rho_hat_E(y) > B beyond rounding: log(B) can sit one ulp below log N - log(N - N'),
+                # the value a classifier DRE takes where f = 0.
+                exceeded += int(np.sum(log_r > log_bound + 1e-12))
+                largest = max(largest, float(np.max(log_r)))
+                proposed += batch
+                accepted = int(keep.sum())
+                n_acc += accepted
+                rate = max(n_acc / proposed, 1e-6)
+                if bar is not None:
+                    bar.update(min(accepted, m - bar.n))
+                yield Y, log_r, keep
+        finally:
+            if bar is not None:
+                bar.close()
         self.n_proposals_ = proposed
         self.acceptance_rate_ = n_acc / proposed
         self.bound_exceeded_ = exceeded / proposed
+        self.max_log_ratio_ = largest
         if exceeded:
             warnings.warn(
-                f"rho_hat_E exceeded B={self.bound_:g} on {self.bound_exceeded_:.2%} of the proposals: the samples "
-                "follow min(rho_hat_E, B) * p_hat, not rho_hat_E * p_hat; use a larger bound",
+                f"rho_hat_E exceeded B={self.bound_:g} on {self.bound_exceeded_:.2%} of the proposals (B is too "
+                f"small: the largest ratio was {math.exp(largest):.3g}): the samples follow min(rho_hat_E, B) * p_hat, "
+                "not rho_hat_E * p_hat; use a larger bound",
                 RuntimeWarning,
-                stacklevel=2,
+                stacklevel=3,
             )
+
+    def _stopped(self, m, n_acc, proposed, largest):
+        """The error of a call that reached its proposal limit: B too large, or the limit too small."""
+        rate = n_acc / proposed
+        where = (f"rejection sampling stopped after {proposed} proposals with only {n_acc} of {m} points accepted "
+                 f"(acceptance rate {rate:.2e})")
+        if rate < 0.1 / self.bound_:
+            raise RuntimeError(
+                f"{where}, far below 1/B = {1 / self.bound_:.2e}, the rate of a normalised ratio. The DRE is nearly 0 "
+                f"where the model puts its mass, or B is far too large (the largest ratio seen was "
+                f"{math.exp(largest):.3g}, B = {self.bound_:g}); check the DRE and the bound"
+            )
+        raise RuntimeError(
+            f"{where}, about 1/B = {1 / self.bound_:.2e} as expected: max_proposals is too small for m. These "
+            f"points need about {math.ceil(m / max(rate, 1e-12)):.3g} proposals; pass a larger max_proposals "
+            "(or None for the default limit)"
+        )
+
+    def sample(self, m, *, rng):
+        """Draw ``m`` points from the approximated model by rejection sampling (Alg. 1).
+
+        Proposals are drawn in vectorised batches sized by the running acceptance rate
+        (:meth:`steps`). Raises ``RuntimeError`` after the proposal limit.
+        """
+        accepted = [Y[keep] for Y, _, keep in self.steps(m, rng=rng)]
         return np.concatenate(accepted)[:m]

@@ -33,8 +33,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import math
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -42,7 +40,7 @@ import numpy as np
 from . import data as _data
 from ._kernels import spatial_order
 from ._validation import check_bandwidth, check_count, check_lambda, check_positive
-from .deletion import MAX_DEFAULT_PROPOSALS, ApproximateDeletion
+from .deletion import ApproximateDeletion, first_batch_size
 from .dre import ExactKDERatio
 from .stats import PHI_NAMES, _real
 
@@ -244,16 +242,6 @@ def shared(protocol):
     return X, deleted, exact, samples, log_exact, s["D"].bit_generator.state
 
 
-def _batch(limit, proposed, wanted, n_acc, rate):
-    """The size of Alg. 1's next batch of proposals, as :meth:`~gendel.deletion.ApproximateDeletion.sample` sizes it."""
-    return int(min(limit - proposed, max(64, math.ceil(1.2 * (wanted - n_acc) / max(rate, 1e-3)))))
-
-
-def _limit(wanted, bound, max_proposals=None):
-    """The number of proposals after which :meth:`~gendel.deletion.ApproximateDeletion.sample` gives up."""
-    return max_proposals or int(min(max(100_000, 1000 * wanted * bound), MAX_DEFAULT_PROPOSALS))
-
-
 @functools.lru_cache(maxsize=16)
 def proposals(protocol, bound):
     """The first batch of Alg. 1's proposals for Y_D with bound B, shared by every DRE with that B.
@@ -278,7 +266,7 @@ def proposals(protocol, bound):
     p = protocol
     _, _, exact, samples, _, d_state = shared(p)
     wanted = p.m * p.R
-    batch = _batch(_limit(wanted, bound), 0, wanted, 0, 1.0 / bound)
+    batch = first_batch_size(wanted, bound)
     rng = np.random.default_rng()
     rng.bit_generator.state = d_state
     Y = np.asarray(exact.pretrained_.sample(batch, rng=rng))
@@ -332,49 +320,16 @@ def log_ratios(protocol, dre):
 
 
 def _deletion(sampler, wanted, first, log_r_first, exact):
-    """rho_hat on Y_D and the acceptance rate: the loop of ApproximateDeletion.sample, step by step."""
-    log_bound = math.log(sampler.bound_)
-    limit = _limit(wanted, sampler.bound_, sampler.max_proposals)
-    kept, proposed, exceeded, n_acc = [], 0, 0, 0
-    rate = 1.0 / sampler.bound_
-    rng = None
-    while n_acc < wanted:
-        if proposed >= limit:
-            raise RuntimeError(
-                f"rejection sampling stopped after {proposed} proposals with only {n_acc} of {wanted} "
-                f"points accepted (acceptance rate {n_acc / proposed:.2e}). The DRE is nearly 0 "
-                "where the model puts its mass, or B is far too large; check the DRE and the bound"
-            )
-        batch = _batch(limit, proposed, wanted, n_acc, rate)
-        if rng is None:  # the first batch: drawn and evaluated already
-            if batch != len(first["u"]):
-                raise RuntimeError(f"the first batch has {len(first['u'])} proposals, not {batch}")
-            Y, log_r, u = first["Y"], log_r_first, first["u"]
-            rng = np.random.default_rng()
-            rng.bit_generator.state = first["state"]
-        else:
-            Y = np.asarray(sampler.model.sample(batch, rng=rng))
-            log_r = _real(sampler.dre.log_ratio(Y), "the DRE's log_ratio(Y)")
-            u = rng.random(batch)
-        if np.isnan(log_r).any():
-            raise ValueError("the DRE returned NaN log ratios; it cannot be used for rejection sampling")
-        keep = log_r > log_bound + np.log(u)
-        exceeded += int(np.sum(log_r > log_bound + 1e-12))
+    """rho_hat on Y_D and the acceptance rate: Alg. 1 (:meth:`~gendel.deletion.ApproximateDeletion.steps`)
+    with the first batch drawn ahead, and the exact ratio read on each accepted point."""
+    kept = []
+    batch = {"Y": first["Y"], "log_ratio": log_r_first, "u": first["u"], "state": first["state"]}
+    for Y, _, keep in sampler.steps(wanted, rng=None, first=batch):
         if Y is first["Y"]:
             kept.append(first["log_exact"][keep])
         elif keep.any():
             kept.append(exact.log_ratio(Y[keep]))
-        proposed += batch
-        n_acc += int(keep.sum())
-        rate = max(n_acc / proposed, 1e-6)
-    if exceeded:
-        warnings.warn(
-            f"rho_hat_E exceeded B={sampler.bound_:g} on {exceeded / proposed:.2%} of the proposals: the samples "
-            "follow min(rho_hat_E, B) * p_hat, not rho_hat_E * p_hat; use a larger bound",
-            RuntimeWarning,
-            stacklevel=3,
-        )
-    return np.concatenate(kept)[:wanted], n_acc / proposed
+    return np.concatenate(kept)[:wanted], sampler.acceptance_rate_
 
 
 __all__ = ["KEYS", "PAPER", "Protocol", "QUESTIONS", "QUESTION_TITLES", "STATISTICS", "STAT_SHORT", "log_ratios",

@@ -13,6 +13,8 @@ repeats of m samples, an array of shape (R, m), gives R statistics at once.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 from scipy.special import expit
 
@@ -225,3 +227,98 @@ def ks_statistic(a, b):
     fa = np.searchsorted(a, t, side="right") / a.size
     fb = np.searchsorted(b, t, side="right") / b.size
     return float(np.max(np.abs(fa - fb)))
+
+
+@dataclasses.dataclass(frozen=True)
+class Statistic:
+    """One statistic of the deletion test: how it is computed, named and read.
+
+    The registry :data:`STATISTICS` holds one per statistic; every part of gendel (the deletion
+    test, the §5.1 protocol, the GAN jobs, the claims, the figures) reads names, labels and
+    properties from it.
+
+    Attributes
+    ----------
+    key : str
+        The name in the API and in result files: ``"lr"``, ``"asc-log"``, ``"asc-tlogt"``,
+        ``"asc-hellinger"``, ``"mmd"``.
+    label : str
+        The name in tables and legends (``"ASC (log t)"``).
+    axis : str
+        An axis title: the symbol and what it averages (plain text, no TeX).
+    phi : str or None
+        The φ of an ASC statistic (:data:`PHI_NAMES`), None for LR and MMD.
+    needs_ratio : bool
+        Computed from log ratios (LR, ASC); MMD compares the samples themselves.
+    needs_reference : bool
+        Needs a reference sample Ŷ of the pre-trained model besides Y (ASC, MMD).
+    direction : str
+        Which values speak against H0: ``"greater"`` (LR, MMD, ASC with log t and t log t, whose
+        mean grows from H0 to H1'), or ``"estimated"`` (Hellinger: the sign of the shift depends
+        on the ratio, so the deletion test estimates it from pilot draws).
+
+    Examples
+    --------
+    >>> s = STATISTICS["asc-log"]
+    >>> s.label, s.phi, s.needs_reference
+    ('ASC (log t)', 'log', True)
+    >>> round(float(s.of_log_ratios(np.zeros(3), np.log([1.0, 2.0, 4.0]))), 3)   # (log 2 / 3 + log 4 / 5) / 3
+    0.169
+    """
+
+    key: str
+    label: str
+    axis: str
+    phi: str | None
+    needs_ratio: bool
+    needs_reference: bool
+    direction: str
+
+    def of_log_ratios(self, log_ratio_Yhat, log_ratio_Y):
+        """The statistic from log ratios on Ŷ and on Y (arrays (..., m); Ŷ is not read by LR).
+
+        Examples
+        --------
+        >>> STATISTICS["lr"].of_log_ratios(None, [[0.0, 1.0], [2.0, 2.0]]).tolist()
+        [0.5, 2.0]
+        """
+        if not self.needs_ratio:
+            raise ValueError(f"{self.key} is not computed from log ratios; use gendel.stats.mmd2_unbiased on "
+                             "the samples")
+        if self.phi is None:
+            return likelihood_ratio(log_ratio_Y)
+        return asc(log_ratio_Yhat, log_ratio_Y, self.phi)
+
+
+def _asc(phi, direction):
+    return Statistic(f"asc-{phi}", f"ASC ({ {'log': 'log t', 'tlogt': 't log t', 'hellinger': 'Hellinger'}[phi] })",
+                     f"ASC(Ŷ, Y, ρ̂_ℰ), {PHI_LABELS[phi]}", phi, True, True, direction)
+
+
+#: Every statistic of the deletion test, by key (see :class:`Statistic`).
+STATISTICS = {
+    "lr": Statistic("lr", "LR", "LR(Y, ρ̂_ℰ) = mean of log ρ̂_ℰ(y) over Y", None, True, False, "greater"),
+    "asc-log": _asc("log", "greater"),
+    "asc-tlogt": _asc("tlogt", "greater"),
+    "asc-hellinger": _asc("hellinger", "estimated"),
+    "mmd": Statistic("mmd", "MMD²", "MMD²_u(Y, Ŷ)", None, False, True, "greater"),
+}
+
+#: The statistics of the paper's experiments (§5, Appendix D and E): LR and ASC with φ = log t, t log t.
+PAPER_STATISTICS = ("lr", "asc-log", "asc-tlogt")
+
+
+def statistic(key):
+    """The :class:`Statistic` called ``key``, or a clear error.
+
+    Examples
+    --------
+    >>> statistic("lr").label
+    'LR'
+    >>> statistic("LR")
+    Traceback (most recent call last):
+    ValueError: unknown statistic 'LR'; choose one of ['lr', 'asc-log', 'asc-tlogt', 'asc-hellinger', 'mmd']
+    """
+    if key not in STATISTICS:
+        raise ValueError(f"unknown statistic {key!r}; choose one of {list(STATISTICS)}")
+    return STATISTICS[key]

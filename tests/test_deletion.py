@@ -169,12 +169,12 @@ def test_dre_near_zero_everywhere_stops_after_max_proposals(max_proposals):
     assert 0 < model.drawn <= limit
 
 
-def test_huge_bound_with_an_explicit_limit_stops_there(mog8_deletion):
+def test_huge_bound_with_an_explicit_limit_is_refused_up_front(mog8_deletion):
     # B = 1e12 would need ~1e13 proposals: refused up front by default (test_validation), and
-    # with max_proposals given the sampler stops at that limit instead of running for years.
+    # with a max_proposals far below m * B too, instead of running until the limit and failing.
     X, deleted, exact = mog8_deletion
     sampler = ApproximateDeletion(exact.pretrained_, exact, bound=1e12, max_proposals=20_000)
-    with pytest.raises(RuntimeError, match="20000 proposals"):
+    with pytest.raises(ValueError, match="max_proposals=20000 is too small"):
         sampler.sample(10, rng=np.random.default_rng(11))
 
 

@@ -165,7 +165,7 @@ def test_approximate_deletion_has_params_and_clones_onto_the_same_fitted_parts()
     exact = ExactKDERatio(bandwidth=0.1).fit(X, MASK)
     sampler = ApproximateDeletion(exact.pretrained_, exact, max_proposals=np.int64(10**6))
     params = sampler.get_params(deep=False)
-    assert params == {"model": exact.pretrained_, "dre": exact, "bound": None, "max_proposals": 10**6}
+    assert params == {"model": exact.pretrained_, "dre": exact, "bound": None, "max_proposals": 10**6, "max_seconds": 300.0}
     assert sampler.bound_ == exact.ratio_bound_
     twin = clone(sampler)
     assert twin.model is exact.pretrained_ and twin.dre is exact  # cloning them would drop their fit

@@ -14,7 +14,19 @@ import torch.nn.functional as F
 from .._validation import Estimator, check_count, check_positive, plain
 from .dcgan import check_images
 from .networks import LabelCNN
-from .training import as_tensor, batches, config_key, data_fingerprint, default_checkpoint_dir, evaluate, pick_device, run_epochs
+from .training import (as_tensor, batches, check_checkpoint_dir, config_key, data_fingerprint, default_checkpoint_dir,
+                       evaluate, pick_device, run_epochs, training_code)
+
+
+def _check_labels(labels, n):
+    """Integer class ids 0..9, one per image."""
+    labels = np.asarray(labels)
+    if labels.shape != (n,) or not np.issubdtype(labels.dtype, np.integer):
+        raise ValueError(f"labels must be integers 0..9 of shape ({n},), one per image; got {labels.dtype} of "
+                         f"shape {labels.shape}")
+    if n and (labels.min() < 0 or labels.max() > 9):
+        raise ValueError(f"labels must lie in 0..9; got values from {labels.min()} to {labels.max()}")
+    return labels
 
 
 class LabelClassifier(Estimator):
@@ -66,17 +78,15 @@ class LabelClassifier(Estimator):
         check_count(self.width, "width")
         check_count(self.batch_size, "batch_size", minimum=2)
         check_positive(self.lr, "lr")
+        check_checkpoint_dir(self.checkpoint_dir)
+        pick_device(self.device)
 
     def fit(self, images, labels):
         """Train on images (n, 1, 28, 28) with integer labels 0..9. Returns self."""
         self._check_params()
         images = check_images(images)
         self.__dict__.pop("network_", None)  # a failed refit leaves the classifier unfitted
-        labels = np.asarray(labels)
-        if labels.shape != (len(images),) or not np.issubdtype(labels.dtype, np.integer):
-            raise ValueError(f"labels must be integers of shape ({len(images)},), one per image; got {labels.shape}")
-        if labels.min() < 0 or labels.max() > 9:
-            raise ValueError("labels must lie in 0..9")
+        labels = _check_labels(labels, len(images))
         device = pick_device(self.device)
         torch.manual_seed(self.seed)
         net = LabelCNN(10, self.width).to(device)
@@ -96,12 +106,13 @@ class LabelClassifier(Estimator):
             return {"loss": float(total) / len(idx)}
 
         config = {"data": data_fingerprint(images, labels), "epochs": self.epochs, "seed": self.seed,
-                  "width": self.width, "batch_size": self.batch_size, "lr": self.lr}
+                  "width": self.width, "batch_size": self.batch_size, "lr": self.lr, "code": training_code(LabelClassifier)}
         ckpt = default_checkpoint_dir() if self.checkpoint_dir is None else self.checkpoint_dir
-        self.history_, self.fit_seconds_ = run_epochs(
-            key=config_key("classifier", config), epochs=self.epochs, modules={"net": net}, optimizers={"net": opt},
-            generator=gen, epoch_fn=epoch_fn, checkpoint_dir=ckpt, progress=self.progress,
-            desc=f"label classifier ({len(images)} images)")
+        run = run_epochs(
+            key=config_key("classifier", config, device), epochs=self.epochs, modules={"net": net},
+            optimizers={"net": opt}, generator=gen, epoch_fn=epoch_fn, checkpoint_dir=ckpt, progress=self.progress,
+            desc=f"label classifier ({len(images)} images)", device=device)
+        self.history_, self.fit_seconds_, self.hardware_ = run.history, run.seconds, run.hardware
         self.network_, self.device_ = net, device
         return self
 
@@ -118,5 +129,7 @@ class LabelClassifier(Estimator):
         return self.predict_proba(images).argmax(axis=1)
 
     def score(self, images, labels):
-        """Accuracy on labelled images."""
-        return float(np.mean(self.predict(images) == np.asarray(labels)))
+        """Accuracy on labelled images (``labels``: integers 0..9, one per image)."""
+        images = check_images(images)
+        labels = _check_labels(labels, len(images))
+        return float(np.mean(self.predict(images) == labels))

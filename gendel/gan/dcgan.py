@@ -8,8 +8,8 @@ from torch import nn
 
 from .._validation import Estimator, check_count, check_positive, check_rng, plain
 from .networks import Discriminator, Generator
-from .training import (as_tensor, batches, config_key, data_fingerprint, default_checkpoint_dir, pick_device,
-                       run_epochs)
+from .training import (as_tensor, batches, check_checkpoint_dir, config_key, data_fingerprint, default_checkpoint_dir,
+                       load_snapshot, pick_device, run_epochs, training_code)
 
 
 def check_images(images, name="images"):
@@ -72,6 +72,13 @@ class DCGAN(Estimator):
         Mean losses ``loss_d`` and ``loss_g`` of every epoch.
     fit_seconds_ : float
         Training time in seconds (the epochs of an earlier, resumed run included).
+    epoch_seconds_ : list of float
+        Training time up to the end of each epoch.
+    hardware_ : list of dict
+        Where the epochs were trained (:func:`gendel.gan.training.hardware`, with the epochs of each
+        session): a training loaded from its checkpoint keeps the hardware it ran on.
+    snapshot_epochs_ : tuple of int
+        The epochs after which a copy of the generator was kept (:meth:`at_epoch`).
     key_ : str
         The configuration key of the training (its checkpoint's name).
 
@@ -111,10 +118,13 @@ class DCGAN(Estimator):
         check_positive(self.lr, "lr")
         if isinstance(self.beta1, bool) or not isinstance(self.beta1, (int, float)) or not 0 <= self.beta1 < 1:
             raise ValueError(f"beta1 must be a number in [0, 1) (Adam's first-moment decay); got {self.beta1!r}")
+        check_checkpoint_dir(self.checkpoint_dir)
+        pick_device(self.device)
 
     def _config(self, images):
         return {"data": data_fingerprint(images), "epochs": self.epochs, "seed": self.seed, "width": self.width,
-                "latent_dim": self.latent_dim, "batch_size": self.batch_size, "lr": self.lr, "beta1": self.beta1}
+                "latent_dim": self.latent_dim, "batch_size": self.batch_size, "lr": self.lr, "beta1": self.beta1,
+                "code": training_code(DCGAN)}
 
     def fit(self, images):
         """Train on ``images`` (n, 1, 28, 28) in [-1, 1] (or load the finished training). Returns self."""
@@ -152,21 +162,52 @@ class DCGAN(Estimator):
                 total_g = total_g + loss_g.detach()
             return {"loss_d": float(total_d) / len(idx), "loss_g": float(total_g) / len(idx)}
 
-        self.key_ = config_key("dcgan", self._config(images))
+        self.key_ = config_key("dcgan", self._config(images), device)
         ckpt = default_checkpoint_dir() if self.checkpoint_dir is None else self.checkpoint_dir
-        self.history_, self.fit_seconds_ = run_epochs(
+        run = run_epochs(
             key=self.key_, epochs=self.epochs, modules={"generator": G, "discriminator": D},
             optimizers={"generator": opt_g, "discriminator": opt_d}, generator=gen, epoch_fn=epoch_fn,
-            checkpoint_dir=ckpt, progress=self.progress, desc=f"DCGAN ({len(images)} images)")
+            checkpoint_dir=ckpt, progress=self.progress, desc=f"DCGAN ({len(images)} images)", device=device,
+            snapshot=("generator",))
+        self.history_, self.fit_seconds_, self.epoch_seconds_ = run.history, run.seconds, run.epoch_seconds
+        self.hardware_, self._snapshots = run.hardware, run.snapshots
+        self.snapshot_epochs_ = tuple(sorted(run.snapshots))
         self.generator_, self.discriminator_ = G, D
         self.device_ = device
         return self
+
+    def at_epoch(self, epoch):
+        """The model as it was after ``epoch`` epochs of its training (one of :attr:`snapshot_epochs_`):
+        a fitted copy whose generator has the weights kept then, and whose ``fit_seconds_`` is the
+        training time up to then.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> images = np.random.default_rng(0).uniform(-1, 1, (64, 1, 28, 28)).astype("float32")
+        >>> gan = DCGAN(epochs=2, width=4, batch_size=32, checkpoint_dir=False, progress=False).fit(images)
+        >>> first = gan.at_epoch(1)
+        >>> first.snapshot_epochs_, first.fit_seconds_ <= gan.fit_seconds_
+        ((1, 2), True)
+        >>> bool((first.sample(3, rng=0) != gan.sample(3, rng=0)).any())    # another generator
+        True
+        """
+        self._check_fitted()
+        copy = type(self)(**self.get_params(deep=False))
+        copy.__dict__.update({k: v for k, v in self.__dict__.items() if k.endswith("_") or k == "_snapshots"})
+        G = Generator(self.latent_dim, self.width).to(self.device_)
+        copy.generator_ = load_snapshot(G, self._snapshots, epoch, "generator")
+        copy.discriminator_ = None  # not kept per epoch
+        copy.fit_seconds_ = self.epoch_seconds_[epoch - 1]
+        copy.history_ = self.history_[:epoch]
+        return copy
 
     @torch.no_grad()
     def sample(self, m, *, rng, batch_size=2048):
         """``m`` generated images, float32 (m, 1, 28, 28) in [-1, 1]; z drawn from ``rng``."""
         self._check_fitted()
         m = check_count(m, "m", minimum=0)
+        batch_size = check_count(batch_size, "batch_size")
         rng = check_rng(rng)
         z = rng.standard_normal((m, self.latent_dim), dtype=np.float32)
         self.generator_.eval()

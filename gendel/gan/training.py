@@ -1,50 +1,124 @@
 """Training loops that show progress, checkpoint every epoch and resume after an interruption.
 
 A training run is identified by its configuration: a hash of the data it sees (the bytes of the
-images and of the deletion mask) and of every hyper-parameter. After each epoch the networks,
-the optimisers, the random generator and the loss history are written to
-``<checkpoint_dir>/<kind>-<hash>.pt`` atomically (a uniquely named temporary file in the same
-folder, then :func:`os.replace`), so a killed or a concurrent job never leaves a torn file. A
-run with the same configuration starts from the last completed epoch; a finished run is loaded
-instead of trained. Checkpoints hold tensors and plain containers only and are read with
+images and of the deletion mask), of every hyper-parameter, of the code that trains
+(:func:`training_code`, a hash of what the ``fit`` method computes, see :mod:`gendel.fingerprint`),
+of the device type and, on a CPU, of torch's thread count (it changes the last digits). After each
+epoch the networks, the optimisers, the random generator, the loss history, the training time
+and the hardware are written to ``<checkpoint_dir>/<kind>-<hash>.pt`` atomically (a uniquely named
+temporary file in the same folder, then :func:`os.replace`), so a killed or a concurrent job never
+leaves a torn file. A run with the same configuration starts from the last completed epoch; a
+finished run is loaded instead of trained. A checkpoint that does not match (another kind of
+network, other shapes, missing entries, a checksum that differs from its weights) is reported and
+trained again. Checkpoints hold tensors and plain containers only and are read with
 ``torch.load(..., weights_only=True)``.
+
+A checkpoint also keeps a copy of chosen networks (the generator, the VDM network) after some
+epochs (:func:`snapshot_epochs`), with the training time up to then: the per-epoch curves of the
+GAN chapter (quality against training time) are read from them.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
+import os
+import platform
 import time
 import warnings
+import zlib
 from pathlib import Path
 
 import numpy as np
 import torch
 
-from ..cache import atomic_write, usable_cache_dir  # atomic_write moved to gendel.cache; re-exported
+from ..cache import atomic_write, remove_stale_temporaries, usable_cache_dir
 
-#: Bump when a change to the training code changes what a configuration trains.
-TRAINING_VERSION = 1
+#: Bump when a change to the training code changes what a configuration trains in a way that
+#: :func:`training_code` cannot see (a library's behaviour, say).
+TRAINING_VERSION = 2
+
+#: The most snapshots one training keeps (see :func:`snapshot_epochs`).
+MAX_SNAPSHOTS = 12
+
+_DEVICE_HELP = "use 'cpu', 'cuda' or 'cuda:<index>' (or None: CUDA when torch sees a GPU, else the CPU)"
 
 
-def pick_device(device=None):
+def pick_device(device=None, name="device"):
     """``torch.device``: the one asked for, else CUDA when available, else the CPU.
 
     Examples
     --------
-    >>> pick_device("cpu")
-    device(type='cpu')
+    >>> pick_device("cpu"), pick_device("CPU")
+    (device(type='cpu'), device(type='cpu'))
     >>> pick_device().type == ("cuda" if torch.cuda.is_available() else "cpu")
     True
+    >>> pick_device("tpu")
+    Traceback (most recent call last):
+    ValueError: device must be a CPU or CUDA device; got 'tpu': use 'cpu', 'cuda' or 'cuda:<index>' (or None: CUDA when torch sees a GPU, else the CPU)
     """
     if device is None:
         device = "cuda" if torch.cuda.is_available() else "cpu"
-    device = torch.device(device)
+    if isinstance(device, str):
+        text = device.strip().lower()
+        if text != "cpu" and text != "cuda" and not (text.startswith("cuda:") and text[5:].isdigit()):
+            raise ValueError(f"{name} must be a CPU or CUDA device; got {device!r}: {_DEVICE_HELP}")
+        device = torch.device(text)
+    elif not isinstance(device, torch.device):
+        raise TypeError(f"{name} must be a string or a torch.device; got {type(device).__name__}: {_DEVICE_HELP}")
+    if device.type not in ("cpu", "cuda"):
+        raise ValueError(f"{name} must be a CPU or CUDA device; got {str(device)!r}: {_DEVICE_HELP}")
     if device.type == "cuda":
         if not torch.cuda.is_available():
-            raise ValueError("device='cuda' was asked for but torch sees no CUDA GPU; use device='cpu' or device=None")
+            raise ValueError(f"{name}={str(device)!r} was asked for but torch sees no CUDA GPU; use device='cpu' "
+                             "or device=None")
         torch.backends.cudnn.benchmark = True  # fixed shapes: let cuDNN pick its fastest kernels
     return device
+
+
+def check_checkpoint_dir(checkpoint_dir):
+    """``None`` (the default folder), ``False`` (no checkpoints) or a folder path; anything else is refused.
+
+    Examples
+    --------
+    >>> check_checkpoint_dir(False), check_checkpoint_dir(None)
+    (False, None)
+    >>> check_checkpoint_dir(True)
+    Traceback (most recent call last):
+    TypeError: checkpoint_dir must be a folder (str or Path), None (the default folder $GENDEL_CACHE_DIR/checkpoints) or False (no checkpoints); got True
+    """
+    if checkpoint_dir is None or checkpoint_dir is False:
+        return checkpoint_dir
+    if isinstance(checkpoint_dir, (str, os.PathLike)) and str(checkpoint_dir):
+        return checkpoint_dir
+    raise TypeError("checkpoint_dir must be a folder (str or Path), None (the default folder "
+                    f"$GENDEL_CACHE_DIR/checkpoints) or False (no checkpoints); got {checkpoint_dir!r}")
+
+
+def _cpu_name():
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def hardware(device):
+    """What a training or an evaluation ran on: device name, torch version, threads, CPU, platform.
+
+    Examples
+    --------
+    >>> info = hardware(torch.device("cpu"))
+    >>> info["device_type"], info["device"].startswith("CPU"), info["torch"] == torch.__version__
+    ('cpu', True, True)
+    """
+    device = torch.device(device)
+    name = torch.cuda.get_device_name(device) if device.type == "cuda" else f"CPU ({_cpu_name()})"
+    return {"device": name, "device_type": device.type, "torch": str(torch.__version__), "cpu_count": os.cpu_count(),
+            "torch_threads": torch.get_num_threads(), "platform": platform.platform()}
 
 
 def data_fingerprint(*arrays):
@@ -66,18 +140,39 @@ def data_fingerprint(*arrays):
     return h.hexdigest()
 
 
-def config_key(kind, config):
-    """``<kind>-<hash>`` for a JSON-serialisable configuration.
+def training_code(estimator_class):
+    """The hash of what ``estimator_class.fit`` computes (:func:`gendel.fingerprint.code_hash`):
+    part of every checkpoint key, so a change to the training code trains again.
 
     Examples
     --------
-    >>> key = config_key("dcgan", {"epochs": 1, "width": 8})
-    >>> key.startswith("dcgan-"), key == config_key("dcgan", {"width": 8, "epochs": 1})   # order is irrelevant
+    >>> from gendel.gan import DCGAN, VDMDRE
+    >>> len(training_code(DCGAN)), training_code(DCGAN) != training_code(VDMDRE)
+    (16, True)
+    """
+    from ..fingerprint import cached_code_hash
+
+    return cached_code_hash((estimator_class.fit,), BOOKKEEPING)
+
+
+def config_key(kind, config, device):
+    """``<kind>-<hash>`` for a JSON-serialisable configuration, trained on ``device``.
+
+    The device type is part of the key, and on a CPU torch's thread count: both change the
+    digits of a training.
+
+    Examples
+    --------
+    >>> cpu = torch.device("cpu")
+    >>> key = config_key("dcgan", {"epochs": 1, "width": 8}, cpu)
+    >>> key.startswith("dcgan-"), key == config_key("dcgan", {"width": 8, "epochs": 1}, cpu)   # order is irrelevant
     (True, True)
-    >>> key == config_key("dcgan", {"epochs": 2, "width": 8})
+    >>> key == config_key("dcgan", {"epochs": 2, "width": 8}, cpu)
     False
     """
-    payload = json.dumps([kind, TRAINING_VERSION, config], sort_keys=True, default=str)
+    device = torch.device(device)
+    where = {"device": device.type, "threads": torch.get_num_threads() if device.type == "cpu" else None}
+    payload = json.dumps([kind, TRAINING_VERSION, config, where], sort_keys=True, default=str)
     return f"{kind}-{hashlib.sha256(payload.encode()).hexdigest()[:20]}"
 
 
@@ -134,13 +229,154 @@ def load_checkpoint(path):
         return None
 
 
+def _checksum(state):
+    """CRC-32 of every tensor of a checkpoint's networks, optimisers and snapshots, in a fixed order."""
+    crc = 0
+
+    def walk(value, where):
+        nonlocal crc
+        if isinstance(value, torch.Tensor):
+            crc = zlib.crc32(where.encode(), crc)
+            crc = zlib.crc32(value.detach().cpu().reshape(-1).contiguous().view(torch.uint8).numpy().tobytes(), crc)
+        elif isinstance(value, dict):
+            for k in sorted(value, key=str):
+                walk(value[k], f"{where}/{k}")
+        elif isinstance(value, (list, tuple)):
+            for i, v in enumerate(value):
+                walk(v, f"{where}/{i}")
+
+    for part in ("modules", "optimizers", "snapshots"):
+        walk(state.get(part), part)
+    return crc
+
+
+_CHECKPOINT_KEYS = ("kind", "modules", "optimizers", "generator", "epoch", "seconds", "loss_names", "history",
+                    "epoch_seconds", "snapshots", "hardware", "checksum")
+
+
+def _usable(state, kind, epochs, modules, optimizers):
+    """Why a loaded checkpoint cannot be used for this training, or None when it can."""
+    if not isinstance(state, dict):
+        return f"it holds a {type(state).__name__}, not a checkpoint"
+    missing = [k for k in _CHECKPOINT_KEYS if k not in state]
+    if missing:
+        return f"it lacks {', '.join(missing)}"
+    if state["kind"] != kind:
+        return f"it is a {state['kind']!r} checkpoint, not {kind!r}"
+    if not isinstance(state["epoch"], int) or not 1 <= state["epoch"] <= epochs:
+        return f"it records epoch {state['epoch']!r} of a training of {epochs}"
+    for part, objects in (("modules", modules), ("optimizers", optimizers)):
+        if not isinstance(state[part], dict) or set(state[part]) != set(objects):
+            return f"its {part} are not {sorted(objects)}"
+    for name, module in modules.items():
+        saved, own = state["modules"][name], module.state_dict()
+        if not isinstance(saved, dict) or set(saved) != set(own) or \
+                any(tuple(getattr(saved[k], "shape", ())) != tuple(v.shape) for k, v in own.items()):
+            return f"its network {name!r} has other layers or shapes"
+    if len(state["history"]) != state["epoch"] or len(state["epoch_seconds"]) != state["epoch"]:
+        return "its history does not match its epoch count"
+    if state["checksum"] != _checksum(state):
+        return "its weights do not match their checksum (the file was changed or damaged)"
+    return None
+
+
+def _restore(path, kind, epochs, modules, optimizers, generator):
+    """The saved state of a training, loaded into its modules; a fresh start when there is none or
+    it cannot be used (reported)."""
+    state = load_checkpoint(path) if path is not None else None
+    if state is None:
+        return None
+    problem = _usable(state, kind, epochs, modules, optimizers)
+    if problem is None:
+        try:
+            for name, module in modules.items():
+                module.load_state_dict(state["modules"][name])
+            for name, opt in optimizers.items():
+                opt.load_state_dict(state["optimizers"][name])
+            generator.set_state(state["generator"])
+        except Exception as exc:  # noqa: BLE001 - anything a foreign state dict raises
+            problem = f"loading it failed ({type(exc).__name__}: {exc})"
+    if problem is not None:
+        warnings.warn(f"ignoring the checkpoint {path}: {problem}; training again from the start", RuntimeWarning,
+                      stacklevel=4)
+        return "restart"
+    return state
+
+
+def _save(path, kind, modules, optimizers, generator, run):
+    state = {
+        "kind": kind,
+        "modules": {n: m.state_dict() for n, m in modules.items()},
+        "optimizers": {n: o.state_dict() for n, o in optimizers.items()},
+        "generator": generator.get_state(),
+        "epoch": len(run.history),
+        "seconds": run.seconds,
+        "loss_names": sorted(run.history[0]) if run.history else [],
+        "history": [[float(h[n]) for n in sorted(h)] for h in run.history],
+        "epoch_seconds": list(run.epoch_seconds),
+        "snapshots": {str(e): s for e, s in run.snapshots.items()},
+        "hardware": list(run.hardware),
+    }
+    state["checksum"] = _checksum(state)
+    atomic_save(state, path)
+
+
 def _progress(total, initial, desc, enabled):
     from .._progress import progress_bar
 
     return progress_bar(total=total, initial=initial, desc=desc, unit="epoch", leave=False, enabled=enabled)
 
 
-def run_epochs(*, key, epochs, modules, optimizers, generator, epoch_fn, checkpoint_dir, progress, desc):
+def snapshot_epochs(epochs, n=MAX_SNAPSHOTS):
+    """The epochs after which a training keeps a copy of its snapshot networks: every epoch up
+    to ``n`` epochs, else ``n`` epochs spread evenly on a log scale, the last one included.
+
+    Examples
+    --------
+    >>> snapshot_epochs(5)
+    (1, 2, 3, 4, 5)
+    >>> snapshot_epochs(200)
+    (1, 2, 3, 4, 7, 11, 18, 29, 47, 76, 124, 200)
+    """
+    if epochs <= n:
+        return tuple(range(1, epochs + 1))
+    picks = np.unique(np.round(np.geomspace(1, epochs, n)).astype(int))
+    k = n
+    while len(picks) < n:  # rounding merged some: spread more points on the log scale
+        k += 1
+        picks = np.unique(np.round(np.geomspace(1, epochs, k)).astype(int))
+    return tuple(int(e) for e in picks[:n - 1]) + (epochs,)
+
+
+@dataclasses.dataclass
+class TrainingRun:
+    """What :func:`run_epochs` returns: the record of a training (its resumed epochs included).
+
+    Attributes
+    ----------
+    history : list of dict
+        Mean losses of every epoch.
+    seconds : float
+        Training time of all epochs.
+    epoch_seconds : list of float
+        Training time up to the end of each epoch (cumulative).
+    snapshots : dict
+        ``{epoch: {name: state_dict}}`` of the snapshot networks after the epochs of
+        :func:`snapshot_epochs`.
+    hardware : list of dict
+        The :func:`hardware` of each session that trained some of the epochs, with the epochs
+        it trained (``"epochs": [first, last]``).
+    """
+
+    history: list
+    seconds: float
+    epoch_seconds: list
+    snapshots: dict
+    hardware: list
+
+
+def run_epochs(*, key, epochs, modules, optimizers, generator, epoch_fn, checkpoint_dir, progress, desc,
+               device, snapshot=()):
     """Train for ``epochs`` epochs with ``epoch_fn(epoch) -> dict of mean losses``, resuming.
 
     Parameters
@@ -153,13 +389,14 @@ def run_epochs(*, key, epochs, modules, optimizers, generator, epoch_fn, checkpo
         The random stream of the training (batches, noise); saved and restored with the rest.
     checkpoint_dir : path or False
         Where checkpoints live; ``False`` trains without checkpoints.
+    device : torch.device
+        Where the training runs (recorded with the hardware of each session).
+    snapshot : tuple of str
+        Names of ``modules`` of which a copy is kept after the epochs of :func:`snapshot_epochs`.
 
     Returns
     -------
-    history : list of dict
-        The losses of every epoch, the resumed ones included.
-    seconds : float
-        Training time, the epochs run earlier included (as recorded in the checkpoint).
+    TrainingRun
 
     Examples
     --------
@@ -174,26 +411,43 @@ def run_epochs(*, key, epochs, modules, optimizers, generator, epoch_fn, checkpo
     ...         _ = [w.sub_(0.1 * w.grad) for w in net.parameters()]
     ...     return {"loss": loss.item()}
     >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     run = dict(key="linear", modules={"net": net}, optimizers={}, generator=torch.Generator(),
-    ...                epoch_fn=epoch_fn, checkpoint_dir=tmp, progress=False, desc="linear")
-    ...     first, _ = run_epochs(epochs=2, **run)
-    ...     history, seconds = run_epochs(epochs=3, **run)
-    >>> len(first), len(history), history[:2] == first        # one new epoch; the first two read back
+    ...     run = dict(key="linear-0", modules={"net": net}, optimizers={}, generator=torch.Generator(),
+    ...                epoch_fn=epoch_fn, checkpoint_dir=tmp, progress=False, desc="linear", device="cpu",
+    ...                snapshot=("net",))
+    ...     first = run_epochs(epochs=2, **run)
+    ...     second = run_epochs(epochs=3, **run)
+    >>> len(first.history), len(second.history), second.history[:2] == first.history   # one new epoch
     (2, 3, True)
+    >>> sorted(second.snapshots), len(second.epoch_seconds)
+    ([1, 2, 3], 3)
     """
+    kind = key.rsplit("-", 1)[0]
     path = None if checkpoint_dir is False else Path(checkpoint_dir) / f"{key}.pt"
     if path is not None and usable_cache_dir(path.parent) is None:  # warns now, not after the first epoch
         path = None
-    state = load_checkpoint(path) if path is not None else None
-    history, seconds, start = [], 0.0, 0
+    if path is not None:
+        remove_stale_temporaries(path)
+    initial = {n: {k: v.clone() for k, v in m.state_dict().items()} for n, m in modules.items()}
+    initial_opt = {n: o.state_dict() for n, o in optimizers.items()}
+    initial_gen = generator.get_state()
+    state = _restore(path, kind, epochs, modules, optimizers, generator)
+    if state == "restart":  # a damaged checkpoint may have changed some weights before it failed
+        for n, m in modules.items():
+            m.load_state_dict(initial[n])
+        for n, o in optimizers.items():
+            o.load_state_dict(initial_opt[n])
+        generator.set_state(initial_gen)
+        state = None
+    run = TrainingRun(history=[], seconds=0.0, epoch_seconds=[], snapshots={}, hardware=[])
     if state is not None:
-        for name, module in modules.items():
-            module.load_state_dict(state["modules"][name])
-        for name, opt in optimizers.items():
-            opt.load_state_dict(state["optimizers"][name])
-        generator.set_state(state["generator"])
-        history = [dict(zip(state["loss_names"], row)) for row in state["history"]]
-        seconds, start = float(state["seconds"]), int(state["epoch"])
+        run.history = [dict(zip(state["loss_names"], row)) for row in state["history"]]
+        run.seconds, run.epoch_seconds = float(state["seconds"]), [float(s) for s in state["epoch_seconds"]]
+        run.snapshots = {int(e): s for e, s in state["snapshots"].items()}
+        run.hardware = list(state["hardware"])
+    start = len(run.history)
+    keep = set(snapshot_epochs(epochs)) if snapshot else set()
+    if start < epochs:
+        run.hardware.append(hardware(device) | {"epochs": [start + 1, epochs]})
     bar = _progress(epochs, start, desc, progress)
     try:
         for epoch in range(start, epochs):
@@ -201,26 +455,22 @@ def run_epochs(*, key, epochs, modules, optimizers, generator, epoch_fn, checkpo
             for module in modules.values():
                 module.train()
             losses = epoch_fn(epoch)
-            seconds += time.perf_counter() - t0
-            history.append(losses)
+            run.seconds += time.perf_counter() - t0
+            run.history.append(losses)
+            run.epoch_seconds.append(run.seconds)
+            if epoch + 1 in keep:
+                run.snapshots[epoch + 1] = {n: {k: v.detach().cpu().clone() for k, v in modules[n].state_dict().items()}
+                                            for n in snapshot}
             bar.update(1)
             bar.set_postfix({k: f"{v:.3f}" for k, v in losses.items()})
             if path is not None:
-                names = sorted(losses)
-                atomic_save({
-                    "modules": {n: m.state_dict() for n, m in modules.items()},
-                    "optimizers": {n: o.state_dict() for n, o in optimizers.items()},
-                    "generator": generator.get_state(),
-                    "epoch": epoch + 1,
-                    "seconds": seconds,
-                    "loss_names": names,
-                    "history": [[float(h[n]) for n in names] for h in history],
-                }, path)
+                run.hardware[-1]["epochs"][1] = epoch + 1
+                _save(path, kind, modules, optimizers, generator, run)
     finally:
         bar.close()
     for module in modules.values():
         module.eval()
-    return history, seconds
+    return run
 
 
 def batches(n, batch_size, generator, device):
@@ -270,3 +520,28 @@ def evaluate(network, X, device, batch_size=2048):
     network.eval()
     out = [network(as_tensor(X[i:i + batch_size], device)).double().cpu() for i in range(0, len(X), batch_size)]
     return torch.cat(out).numpy() if out else np.zeros(0)
+
+
+def load_snapshot(network, snapshots, epoch, name):
+    """``network`` with the weights that ``snapshots`` kept after ``epoch`` (in evaluation mode).
+
+    Examples
+    --------
+    >>> net = torch.nn.Linear(1, 1)
+    >>> kept = {3: {"net": {"weight": torch.full((1, 1), 2.0), "bias": torch.zeros(1)}}}
+    >>> load_snapshot(net, kept, 3, "net").weight.item()
+    2.0
+    >>> load_snapshot(net, kept, 2, "net")
+    Traceback (most recent call last):
+    ValueError: no snapshot after epoch 2; there are snapshots after epochs [3]
+    """
+    if epoch not in snapshots:
+        raise ValueError(f"no snapshot after epoch {epoch}; there are snapshots after epochs {sorted(snapshots)}")
+    network.load_state_dict(snapshots[epoch][name])
+    return network.eval()
+
+
+#: Functions of this module that decide whether a training can be reused, never what it computes:
+#: :mod:`gendel.fingerprint` does not follow them.
+BOOKKEEPING = (pick_device, check_checkpoint_dir, hardware, data_fingerprint, training_code, config_key,
+               default_checkpoint_dir, atomic_save, load_checkpoint, _checksum, _usable, _restore, _save, _progress)

@@ -18,6 +18,8 @@ Batches of X and of X \\ X' have the same size, so the classes of the JS form ar
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import torch
 import torch.nn.functional as F
@@ -26,8 +28,8 @@ from .._validation import check_count, check_deletion, check_points, check_posit
 from ..dre import DensityRatioEstimator
 from .dcgan import check_images
 from .networks import MLP, Discriminator
-from .training import (as_tensor, batches, config_key, data_fingerprint, default_checkpoint_dir, evaluate,
-                       pick_device, run_epochs)
+from .training import (as_tensor, batches, check_checkpoint_dir, config_key, data_fingerprint, default_checkpoint_dir,
+                       evaluate, load_snapshot, pick_device, run_epochs, training_code)
 
 DIVERGENCES = ("kl", "js")
 
@@ -85,6 +87,9 @@ class VDMDRE(DensityRatioEstimator):
         The objective (``objective``, to be maximised) of every epoch.
     fit_seconds_ : float
         Training time in seconds.
+    epoch_seconds_, hardware_, snapshot_epochs_
+        As for :class:`gendel.gan.DCGAN`: the time up to each epoch, where it was trained, and
+        the epochs after which a copy of T was kept (:meth:`at_epoch`).
 
     Examples
     --------
@@ -124,11 +129,28 @@ class VDMDRE(DensityRatioEstimator):
         check_count(self.batch_size, "batch_size")
         if self.lr is not None:
             check_positive(self.lr, "lr")
+        check_checkpoint_dir(self.checkpoint_dir)
+        pick_device(self.device)
 
     def _check(self, X, name):
         if _is_images(X):
             return check_images(X, name)
+        if np.ndim(X) not in (1, 2) and not np.iscomplexobj(X):
+            raise ValueError(f"{name} must be images of shape (n, 1, 28, 28) (gendel.data.load_images gives this) "
+                             f"or vectors of shape (n, d); got an array of shape {np.shape(X)}")
         return check_points(X, name).astype(np.float32)
+
+    def _warn_if_diverged(self, mask):
+        """The KL objective E_{X\\X'}[T] − E_X[exp(T) − 1] cannot exceed KL(X \\ X' ‖ X) = log N/(N − N');
+        far above it (or not finite) the training diverged (a learning rate too large)."""
+        ceiling = np.log(len(mask) / (len(mask) - mask.sum()))
+        last = [h["objective"] for h in self.history_]
+        if not np.all(np.isfinite(last)) or (self.divergence == "kl" and max(last) > 2 * ceiling + 0.1):
+            warnings.warn(
+                f"the VDM training diverged: its objective reached {max(last):.3g}, while it cannot exceed "
+                f"log N/(N - N') = {ceiling:.3g} for the KL divergence (and 0 for JS); rho_hat_E is not usable. "
+                f"Use a smaller learning rate (lr={self.lr!r} now; the default is 1e-4 for images, 1e-3 for vectors)",
+                RuntimeWarning, stacklevel=3)
 
     def fit(self, X, deleted):
         """Train T on X (vectors (N, d) or images (N, 1, 28, 28)) and the deletion set ``deleted``
@@ -176,19 +198,46 @@ class VDMDRE(DensityRatioEstimator):
 
         config = {"data": data_fingerprint(X, mask), "divergence": self.divergence, "epochs": self.epochs,
                   "seed": self.seed, "width": self.width, "batch_size": self.batch_size, "lr": lr,
-                  "network": None if self.network is None else repr(self.network)}
-        self.key_ = config_key("vdm", config)
+                  "network": None if self.network is None else repr(self.network), "code": training_code(VDMDRE)}
+        self.key_ = config_key("vdm", config, device)
         # a user-given network is not part of the key beyond its repr: its initial weights may differ
         ckpt = default_checkpoint_dir() if self.checkpoint_dir is None else self.checkpoint_dir
         if self.network is not None:
             ckpt = False if self.checkpoint_dir is None else self.checkpoint_dir
-        self.history_, self.fit_seconds_ = run_epochs(
+        run = run_epochs(
             key=self.key_, epochs=self.epochs, modules={"T": network}, optimizers={"T": opt}, generator=gen,
             epoch_fn=epoch_fn, checkpoint_dir=ckpt, progress=self.progress,
-            desc=f"VDM-{self.divergence.upper()} DRE ({len(X)} points)")
+            desc=f"VDM-{self.divergence.upper()} DRE ({len(X)} points)", device=device, snapshot=("T",))
+        self.history_, self.fit_seconds_, self.epoch_seconds_ = run.history, run.seconds, run.epoch_seconds
+        self.hardware_, self._snapshots = run.hardware, run.snapshots
+        self.snapshot_epochs_ = tuple(sorted(run.snapshots))
         self.network_, self.device_ = network, device
         self._fitted = True
+        self._warn_if_diverged(mask)
         return self
+
+    def at_epoch(self, epoch):
+        """The DRE as it was after ``epoch`` epochs of its training (one of :attr:`snapshot_epochs_`),
+        with ``fit_seconds_`` the training time up to then.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.standard_normal((200, 2))
+        >>> vdm = VDMDRE(epochs=2, width=8, checkpoint_dir=False, progress=False).fit(X, X[:, 0] > 1)
+        >>> first = vdm.at_epoch(1)
+        >>> first.snapshot_epochs_, bool((first.log_ratio(X[:3]) != vdm.log_ratio(X[:3])).any())
+        ((1, 2), True)
+        """
+        import copy as _copy
+
+        self._check_fitted()
+        out = _copy.copy(self)
+        out.network_ = load_snapshot(_copy.deepcopy(self.network_), self._snapshots, epoch, "T")
+        out.fit_seconds_ = self.epoch_seconds_[epoch - 1]
+        out.history_ = self.history_[:epoch]
+        return out
 
     def log_ratio(self, Y):
         """log rho_hat_E(y) for each row (or image) of ``Y``; float64 array of shape (n,)."""
