@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import dataclasses
 import functools
 import hashlib
 import inspect
@@ -33,9 +34,10 @@ import types
 #: Modules whose code never changes a number: input checks, progress bars, cache files, this module.
 BOOKKEEPING_MODULES = ("gendel._validation", "gendel._progress", "gendel.cache", "gendel.fingerprint")
 
-#: Methods that never compute a result: scikit-learn's parameter plumbing, reprs, error messages.
+#: Methods that never compute a result: scikit-learn's parameter plumbing, reprs, error messages,
+#: the configuration that names a checkpoint.
 PLUMBING = frozenset({"__repr__", "__str__", "__getattr__", "__dir__", "__sklearn_clone__", "__sklearn_is_fitted__",
-                      "__sklearn_tags__", "get_params", "set_params", "_check_fitted"})
+                      "__sklearn_tags__", "get_params", "set_params", "_check_fitted", "_config"})
 
 _CONSTANT_TYPES = (int, float, complex, str, bytes, bool, type(None))
 
@@ -115,8 +117,9 @@ def _local_names(tree):
 
 
 class _Hasher:
-    def __init__(self, skip, packages):
+    def __init__(self, skip, packages, skip_modules=()):
         self.packages = tuple(packages)
+        self.skip_modules = BOOKKEEPING_MODULES + tuple(skip_modules)
         self.skip = {id(_unwrap(obj)) for obj in skip}
         self.memo = {}
         self.active = set()
@@ -127,7 +130,7 @@ class _Hasher:
 
     def bookkeeping(self, obj):
         obj = _unwrap(obj)
-        return id(obj) in self.skip or (getattr(obj, "__module__", "") or "") in BOOKKEEPING_MODULES
+        return id(obj) in self.skip or (getattr(obj, "__module__", "") or "") in self.skip_modules
 
     def of(self, obj):
         """The hash of a gendel function or class (its name left out)."""
@@ -290,6 +293,11 @@ class _Normaliser(ast.NodeTransformer):
             return ast.Constant("module:" + value.__name__)
         if _is_constant(value):
             return ast.Constant(value)
+        if isinstance(value, (dict, list, tuple)) or dataclasses.is_dataclass(value):
+            text = repr(value)  # a table of settings (a registry, a profile): its content counts
+            if " at 0x" not in text and len(text) < 100_000:
+                return ast.Constant("value:" + text)
+            return None
         module, qualname = getattr(value, "__module__", None), getattr(value, "__qualname__", None)
         if isinstance(module, str) and isinstance(qualname, str) and not self.hasher.ours(value):
             return ast.Constant(f"{module}.{qualname}")
@@ -310,7 +318,7 @@ class _Normaliser(ast.NodeTransformer):
         return self.generic_visit(node)
 
 
-def code_hash(roots, *, skip=(), packages=("gendel",)):
+def code_hash(roots, *, skip=(), skip_modules=(), packages=("gendel",)):
     """A 16-hex-digit hash of what ``roots`` (functions and classes) compute; see the module text.
 
     Parameters
@@ -319,6 +327,8 @@ def code_hash(roots, *, skip=(), packages=("gendel",)):
         What computes the result. The gendel functions and classes they name are followed.
     skip : iterable of functions
         Bookkeeping that is not followed (besides :data:`BOOKKEEPING_MODULES`).
+    skip_modules : iterable of str
+        Further modules of bookkeeping (result files, provenance records).
     packages : tuple of str
         The packages whose functions and classes are followed (gendel's own).
 
@@ -332,12 +342,12 @@ def code_hash(roots, *, skip=(), packages=("gendel",)):
     >>> len(h), h == code_hash([ApproximateDeletion])
     (16, True)
     """
-    hasher = _Hasher(skip, packages)
+    hasher = _Hasher(skip, packages, skip_modules)
     parts = sorted(hasher.of(root) for root in roots)
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
 
 
-def hashed_objects(roots, *, skip=(), packages=("gendel",)):
+def hashed_objects(roots, *, skip=(), skip_modules=(), packages=("gendel",)):
     """The functions and classes that :func:`code_hash` hashes for ``roots``, by qualified name,
     each with its own hash (a table of what a fingerprint covers).
 
@@ -348,14 +358,14 @@ def hashed_objects(roots, *, skip=(), packages=("gendel",)):
     >>> "gendel.deletion.ApproximateDeletion" in table, all(len(h) == 16 for h in table.values())
     (True, True)
     """
-    hasher = _Hasher(skip, packages)
+    hasher = _Hasher(skip, packages, skip_modules)
     for root in roots:
         hasher.of(root)
     return dict(sorted(hasher.followed.items()))
 
 
 @functools.lru_cache(maxsize=32)
-def cached_code_hash(roots, skip=()):
+def cached_code_hash(roots, skip=(), skip_modules=()):
     """:func:`code_hash` of a tuple of roots, computed once per process (the code does not change
     while it runs).
 
@@ -365,4 +375,4 @@ def cached_code_hash(roots, skip=()):
     >>> cached_code_hash((ApproximateDeletion,)) == code_hash([ApproximateDeletion])
     True
     """
-    return code_hash(roots, skip=skip)
+    return code_hash(roots, skip=skip, skip_modules=skip_modules)

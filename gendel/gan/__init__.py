@@ -7,17 +7,22 @@ training     epoch loops with progress, per-epoch checkpoints keyed by configura
 dcgan        :class:`DCGAN`, the learner (also ``gendel.models.DCGAN``)
 vdm          :class:`VDMDRE`, the VDM density ratio estimator (also ``gendel.dre.VDMDRE``)
 classifier   :class:`LabelClassifier`, which reads the label distribution of generated images
-protocol     the jobs and profiles of §5.2; ``python -m gendel.gan``
-result_files where the jobs' result files live and how they are read (re-exported by protocol)
-report       from result files to the chapter's numbers (the claims are in gendel.claims.gan)
+experiment   the profiles and jobs of §5.2 and a job's stages (train, Q2, Q3, curves)
+results      :class:`JobResult`, the result files, the stored results and the rule for "done"
+provenance   :func:`code_fingerprint` and the provenance record of a result
+report       from results to the chapter's numbers (the claims are in gendel.claims.gan)
 
-Everything here needs torch; the rest of gendel does not import it.
+``python -m gendel.gan`` runs jobs and grids. Everything here needs torch; the rest of gendel
+does not import it.
 """
 
 from .classifier import LabelClassifier
 from .dcgan import DCGAN
-from .protocol import PROFILES, Job, Profile, jobs, load_results, run_job, run_profile, trained_models
+from .experiment import PROFILES, Job, Profile, find_job, jobs, run_job, run_profile, train, trained_models
+from .provenance import code_fingerprint
+from .results import JobResult, load_result, load_results, remake_command, stored_results
 from .vdm import VDMDRE
 
-__all__ = ["DCGAN", "VDMDRE", "LabelClassifier", "PROFILES", "Profile", "Job", "jobs", "run_job", "run_profile",
-           "trained_models", "load_results"]
+__all__ = ["DCGAN", "VDMDRE", "LabelClassifier", "PROFILES", "Profile", "Job", "jobs", "find_job", "run_job",
+           "run_profile", "train", "trained_models", "JobResult", "load_result", "load_results", "stored_results",
+           "remake_command", "code_fingerprint"]

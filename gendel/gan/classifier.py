@@ -113,6 +113,7 @@ class LabelClassifier(Estimator):
             optimizers={"net": opt}, generator=gen, epoch_fn=epoch_fn, checkpoint_dir=ckpt, progress=self.progress,
             desc=f"label classifier ({len(images)} images)", device=device)
         self.history_, self.fit_seconds_, self.hardware_ = run.history, run.seconds, run.hardware
+        self.fit_cpu_seconds_ = run.cpu_seconds
         self.network_, self.device_ = net, device
         return self
 

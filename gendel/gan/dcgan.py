@@ -72,8 +72,10 @@ class DCGAN(Estimator):
         Mean losses ``loss_d`` and ``loss_g`` of every epoch.
     fit_seconds_ : float
         Training time in seconds (the epochs of an earlier, resumed run included).
-    epoch_seconds_ : list of float
-        Training time up to the end of each epoch.
+    fit_cpu_seconds_ : float
+        The CPU time of the training (with one torch thread, its work whatever else the machine runs).
+    epoch_seconds_, epoch_cpu_seconds_ : list of float
+        Training time and CPU time up to the end of each epoch.
     hardware_ : list of dict
         Where the epochs were trained (:func:`gendel.gan.training.hardware`, with the epochs of each
         session): a training loaded from its checkpoint keeps the hardware it ran on.
@@ -170,6 +172,7 @@ class DCGAN(Estimator):
             checkpoint_dir=ckpt, progress=self.progress, desc=f"DCGAN ({len(images)} images)", device=device,
             snapshot=("generator",))
         self.history_, self.fit_seconds_, self.epoch_seconds_ = run.history, run.seconds, run.epoch_seconds
+        self.fit_cpu_seconds_, self.epoch_cpu_seconds_ = run.cpu_seconds, run.epoch_cpu_seconds
         self.hardware_, self._snapshots = run.hardware, run.snapshots
         self.snapshot_epochs_ = tuple(sorted(run.snapshots))
         self.generator_, self.discriminator_ = G, D
@@ -199,6 +202,7 @@ class DCGAN(Estimator):
         copy.generator_ = load_snapshot(G, self._snapshots, epoch, "generator")
         copy.discriminator_ = None  # not kept per epoch
         copy.fit_seconds_ = self.epoch_seconds_[epoch - 1]
+        copy.fit_cpu_seconds_ = self.epoch_cpu_seconds_[epoch - 1]
         copy.history_ = self.history_[:epoch]
         return copy
 

@@ -251,7 +251,7 @@ def _checksum(state):
 
 
 _CHECKPOINT_KEYS = ("kind", "modules", "optimizers", "generator", "epoch", "seconds", "loss_names", "history",
-                    "epoch_seconds", "snapshots", "hardware", "checksum")
+                    "epoch_seconds", "epoch_cpu_seconds", "snapshots", "hardware", "checksum")
 
 
 def _usable(state, kind, epochs, modules, optimizers):
@@ -273,7 +273,8 @@ def _usable(state, kind, epochs, modules, optimizers):
         if not isinstance(saved, dict) or set(saved) != set(own) or \
                 any(tuple(getattr(saved[k], "shape", ())) != tuple(v.shape) for k, v in own.items()):
             return f"its network {name!r} has other layers or shapes"
-    if len(state["history"]) != state["epoch"] or len(state["epoch_seconds"]) != state["epoch"]:
+    if len(state["history"]) != state["epoch"] or len(state["epoch_seconds"]) != state["epoch"] or \
+            len(state["epoch_cpu_seconds"]) != state["epoch"]:
         return "its history does not match its epoch count"
     if state["checksum"] != _checksum(state):
         return "its weights do not match their checksum (the file was changed or damaged)"
@@ -314,6 +315,7 @@ def _save(path, kind, modules, optimizers, generator, run):
         "loss_names": sorted(run.history[0]) if run.history else [],
         "history": [[float(h[n]) for n in sorted(h)] for h in run.history],
         "epoch_seconds": list(run.epoch_seconds),
+        "epoch_cpu_seconds": list(run.epoch_cpu_seconds),
         "snapshots": {str(e): s for e, s in run.snapshots.items()},
         "hardware": list(run.hardware),
     }
@@ -357,9 +359,12 @@ class TrainingRun:
     history : list of dict
         Mean losses of every epoch.
     seconds : float
-        Training time of all epochs.
+        Training time of all epochs (wall clock).
     epoch_seconds : list of float
-        Training time up to the end of each epoch (cumulative).
+        Training time up to the end of each epoch (cumulative, wall clock).
+    epoch_cpu_seconds : list of float
+        The CPU time of the training process up to the end of each epoch (cumulative): with one
+        torch thread per process it measures the work, whatever else the machine runs.
     snapshots : dict
         ``{epoch: {name: state_dict}}`` of the snapshot networks after the epochs of
         :func:`snapshot_epochs`.
@@ -371,8 +376,14 @@ class TrainingRun:
     history: list
     seconds: float
     epoch_seconds: list
+    epoch_cpu_seconds: list
     snapshots: dict
     hardware: list
+
+    @property
+    def cpu_seconds(self):
+        """The CPU time of all epochs."""
+        return self.epoch_cpu_seconds[-1] if self.epoch_cpu_seconds else 0.0
 
 
 def run_epochs(*, key, epochs, modules, optimizers, generator, epoch_fn, checkpoint_dir, progress, desc,
@@ -438,10 +449,11 @@ def run_epochs(*, key, epochs, modules, optimizers, generator, epoch_fn, checkpo
             o.load_state_dict(initial_opt[n])
         generator.set_state(initial_gen)
         state = None
-    run = TrainingRun(history=[], seconds=0.0, epoch_seconds=[], snapshots={}, hardware=[])
+    run = TrainingRun(history=[], seconds=0.0, epoch_seconds=[], epoch_cpu_seconds=[], snapshots={}, hardware=[])
     if state is not None:
         run.history = [dict(zip(state["loss_names"], row)) for row in state["history"]]
         run.seconds, run.epoch_seconds = float(state["seconds"]), [float(s) for s in state["epoch_seconds"]]
+        run.epoch_cpu_seconds = [float(s) for s in state["epoch_cpu_seconds"]]
         run.snapshots = {int(e): s for e, s in state["snapshots"].items()}
         run.hardware = list(state["hardware"])
     start = len(run.history)
@@ -451,13 +463,14 @@ def run_epochs(*, key, epochs, modules, optimizers, generator, epoch_fn, checkpo
     bar = _progress(epochs, start, desc, progress)
     try:
         for epoch in range(start, epochs):
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             for module in modules.values():
                 module.train()
             losses = epoch_fn(epoch)
             run.seconds += time.perf_counter() - t0
             run.history.append(losses)
             run.epoch_seconds.append(run.seconds)
+            run.epoch_cpu_seconds.append(run.cpu_seconds + time.process_time() - c0)
             if epoch + 1 in keep:
                 run.snapshots[epoch + 1] = {n: {k: v.detach().cpu().clone() for k, v in modules[n].state_dict().items()}
                                             for n in snapshot}

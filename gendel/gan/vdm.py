@@ -87,9 +87,9 @@ class VDMDRE(DensityRatioEstimator):
         The objective (``objective``, to be maximised) of every epoch.
     fit_seconds_ : float
         Training time in seconds.
-    epoch_seconds_, hardware_, snapshot_epochs_
-        As for :class:`gendel.gan.DCGAN`: the time up to each epoch, where it was trained, and
-        the epochs after which a copy of T was kept (:meth:`at_epoch`).
+    fit_cpu_seconds_, epoch_seconds_, epoch_cpu_seconds_, hardware_, snapshot_epochs_
+        As for :class:`gendel.gan.DCGAN`: the CPU time, the wall and CPU time up to each epoch,
+        where it was trained, and the epochs after which a copy of T was kept (:meth:`at_epoch`).
 
     Examples
     --------
@@ -209,6 +209,7 @@ class VDMDRE(DensityRatioEstimator):
             epoch_fn=epoch_fn, checkpoint_dir=ckpt, progress=self.progress,
             desc=f"VDM-{self.divergence.upper()} DRE ({len(X)} points)", device=device, snapshot=("T",))
         self.history_, self.fit_seconds_, self.epoch_seconds_ = run.history, run.seconds, run.epoch_seconds
+        self.fit_cpu_seconds_, self.epoch_cpu_seconds_ = run.cpu_seconds, run.epoch_cpu_seconds
         self.hardware_, self._snapshots = run.hardware, run.snapshots
         self.snapshot_epochs_ = tuple(sorted(run.snapshots))
         self.network_, self.device_ = network, device
@@ -236,6 +237,7 @@ class VDMDRE(DensityRatioEstimator):
         out = _copy.copy(self)
         out.network_ = load_snapshot(_copy.deepcopy(self.network_), self._snapshots, epoch, "T")
         out.fit_seconds_ = self.epoch_seconds_[epoch - 1]
+        out.fit_cpu_seconds_ = self.epoch_cpu_seconds_[epoch - 1]
         out.history_ = self.history_[:epoch]
         return out
 

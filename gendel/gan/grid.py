@@ -1,0 +1,130 @@
+"""Running the jobs of a profile as a grid: the models jobs share first, then the jobs; on this
+machine as N processes that split its cores, or on a SLURM cluster through submitit.
+
+``python -m gendel.gan grid`` calls :func:`local_grid` or :func:`slurm_grid`; their workers are
+the module-level functions here (a worker process imports them by name).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+from . import experiment as J
+
+
+def _set_threads(threads):
+    """One process's share of the cores (set before torch starts its thread pools)."""
+    os.environ["OMP_NUM_THREADS"] = str(threads)
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    import torch
+
+    torch.set_num_threads(threads)
+
+
+def _shared_task(task, profile, device):
+    """Train one model that several jobs share (a worker's task; module-level, so it pickles)."""
+    kind, dataset, seed = task
+    if kind == "pretrained":
+        J.pretrained_model(dataset, seed, profile, device=device, progress=False)
+    else:
+        J.label_classifier(dataset, profile, device=device, progress=False)
+    return f"{kind} {dataset}" + (f" seed {seed}" if seed is not None else "")
+
+
+def _job_task(job, results, device, command):
+    """What a grid worker runs for a job (module-level, so that it pickles)."""
+    t0 = time.perf_counter()
+    J.run_job(job, results, device=device, progress=False, command=command)
+    return job.name, time.perf_counter() - t0
+
+
+def shared_models(profile):
+    """The models the jobs of a profile share: ``("pretrained", data set, seed)`` for every seed
+    and control seed, ``("classifier", data set, None)``.
+
+    Examples
+    --------
+    >>> shared_models("tiny")
+    [('classifier', 'mnist', None), ('pretrained', 'mnist', 0), ('pretrained', 'mnist', 1)]
+    """
+    p = J.get_profile(profile)
+    seeds = sorted(set(p.seeds) | {j.control_seed for j in J.jobs(p)})
+    return [("classifier", d, None) for d in p.datasets] + [("pretrained", d, s) for d in p.datasets for s in seeds]
+
+
+def todo(profile, results):
+    """The jobs of ``profile`` whose result in ``results`` is not done (:func:`gendel.gan.results.done`)."""
+    from .results import done, result_path
+
+    return [j for j in J.jobs(profile) if done(result_path(j, results), j) is None]
+
+
+def local_grid(args, results, todo, command):
+    """Run the shared models, then the jobs ``todo``, in ``args.parallel`` processes here."""
+    import concurrent.futures as cf
+    import multiprocessing
+
+    threads = args.threads or max(1, (os.cpu_count() or 1) // args.parallel)
+    print(f"{args.parallel} process(es) of {threads} thread(s) each")
+    context = multiprocessing.get_context("spawn")
+    failed = 0
+    with cf.ProcessPoolExecutor(args.parallel, mp_context=context, initializer=_set_threads,
+                                initargs=(threads,)) as pool:
+        for stage, tasks, run in (("shared model", shared_models(args.profile), _shared_task),
+                                  ("job", todo, _job_task)):
+            if stage == "shared model":
+                futures = {pool.submit(run, t, args.profile, args.device): t for t in tasks}
+            else:
+                futures = {pool.submit(run, j, str(results), args.device, command): j for j in tasks}
+            for n, future in enumerate(cf.as_completed(futures), 1):
+                task = futures[future]
+                try:
+                    out = future.result()
+                    text = out if stage == "shared model" else f"{out[0]} in {out[1]:.0f} s"
+                    print(f"[{n}/{len(futures)}] done {stage} {text}", flush=True)
+                except Exception as exc:  # report every failure, then exit non-zero
+                    failed += 1
+                    name = getattr(task, "name", task)
+                    print(f"[{n}/{len(futures)}] FAILED {stage} {name}: {type(exc).__name__}: {exc}", file=sys.stderr,
+                          flush=True)
+            if failed:
+                break
+    return 1 if failed else 0
+
+
+def slurm_grid(args, results, todo, command):
+    """Submit the shared models, then the jobs ``todo``, to SLURM (submitit), and wait for them."""
+    import submitit
+
+    logs = Path(args.logs or Path(results) / "logs")
+    executor = submitit.AutoExecutor(folder=logs, cluster="slurm")
+    executor.update_parameters(timeout_min=args.timeout_min, name=f"gendel-{args.profile}",
+                               slurm_array_parallelism=args.parallel, cpus_per_task=args.cpus,
+                               **({"slurm_partition": args.partition} if args.partition else {}),
+                               **({"gpus_per_node": args.gpus} if args.gpus else {}))
+    tasks = shared_models(args.profile)
+    shared = executor.map_array(_shared_task, tasks, [args.profile] * len(tasks), [args.device] * len(tasks))
+    failed = 0
+    for sub in shared:
+        try:
+            print(f"done shared model {sub.result()}")
+        except Exception as exc:
+            failed += 1
+            print(f"FAILED shared model: {exc}", file=sys.stderr)
+    if failed:
+        return 1
+    submitted = executor.map_array(_job_task, todo, [str(results)] * len(todo), [args.device] * len(todo),
+                                   [command] * len(todo))
+    for job, sub in zip(todo, submitted):
+        try:
+            name, seconds = sub.result()
+            print(f"done {name} in {seconds:.0f} s")
+        except Exception as exc:
+            failed += 1
+            print(f"FAILED {job.name}: {exc}", file=sys.stderr)
+    return 1 if failed else 0
+
+

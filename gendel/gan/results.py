@@ -1,0 +1,478 @@
+"""The result files of the GAN jobs: what a result holds, where it lives, and when it is done.
+
+A job (:class:`~gendel.gan.experiment.Job`) writes ``<results_dir>/<job name>.json`` (label counts,
+statistics, curves, timings, provenance) and an ``.npz`` beside it (sample grids, the pre-trained
+samples' labels and log ratios, the log ratios of every Q3 sample at half precision). Both are
+written atomically. :class:`JobResult` is one result with named fields.
+
+``results_dir`` defaults to a folder of the cache named by the profile's settings, so results of
+another sizing never mix. The results of the profiles too slow for a build of the book are
+stored with gendel in :data:`STORED_RESULTS` (``<profile>/``), made by
+``python -m gendel.gan grid --profile <name> --store`` (:func:`remake_command`).
+
+**Done**, one rule for ``run`` and ``grid`` (:func:`done`): a result file is done when it reads as a
+result of this job and profile (every field and array there, the right shapes and counts) and its
+code fingerprint is today's (:func:`gendel.gan.code_fingerprint`). A file that fails is reported
+and the job runs again.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from .experiment import RESULT_VERSION, Job, get_profile, jobs
+
+#: Result files stored with gendel, one folder per profile.
+STORED_RESULTS = Path(__file__).parent / "results"
+
+#: Stored results made before result files had a code fingerprint (format version 1): the
+#: profile, and what made them.
+LEGACY = {"gpu": {"commit": "e576ba2", "date": "2026-11-26",
+                  "made_by": "gendel at commit e576ba2 (2026-11-26), before result files recorded a code "
+                             "fingerprint: one run on an NVIDIA H100 of the gpu profile of then (even-0.7 and "
+                             "odd-0.7, seed 0, 40 GAN epochs, 20 VDM epochs, width 64)"}}
+
+#: The statistics of format version 1 under their registry keys.
+_V1_STATISTICS = {"LR": "lr", "ASC log": "asc-log", "ASC tlogt": "asc-tlogt"}
+
+_REQUIRED = ("version", "job", "profile", "provenance", "data", "classifier", "labels", "sampling", "reweighted",
+             "q3", "curves", "timings", "losses")
+_ARRAYS = ("grid_pre", "grid_re", "grid_approx", "pre_labels", "pre_log_ratio", "scores_yhat", "scores_h0",
+           "scores_h1", "scores_control")
+_MODELS = ("pre", "re", "approx", "control")
+
+
+class DamagedResult(ValueError):
+    """A result file that cannot be read as the result of its job."""
+
+
+def _arrays(value):
+    """Lists of numbers (from JSON) as numpy arrays, nested dicts and lists of them too."""
+    if isinstance(value, dict):
+        return {k: _arrays(v) for k, v in value.items()}
+    if isinstance(value, list) and value and all(isinstance(v, (int, float)) for v in value):
+        return np.asarray(value)
+    if isinstance(value, list) and value and all(isinstance(v, list) for v in value):
+        try:
+            return np.asarray(value, dtype=float) if not all(isinstance(x, int) for v in value for x in v) \
+                else np.asarray(value)
+        except ValueError:
+            return [_arrays(v) for v in value]
+    return value
+
+
+def _jsonable(value):
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+@dataclasses.dataclass
+class JobResult:
+    """The result of one GAN job, with named fields (the sections of its JSON file).
+
+    Attributes
+    ----------
+    version : int
+        The result format (2; 1 for stored results made before fingerprints, see :data:`LEGACY`).
+    job : Job
+    profile : dict
+        Every setting of the profile that ran it.
+    provenance : dict
+        ``fingerprint`` (of the code that made it), ``command``, ``hardware`` (of each training and
+        of the evaluation), ``torch``, ``numpy``, ``python``, ``gendel``, ``created``, ``seconds``
+        per stage (train, fast_deletion, deletion_test, curves, job).
+    data : dict
+        ``n_train``, ``n_split`` (images in the training split), ``n_deleted``, ``n_test``,
+        fingerprints of the images and of X', label counts of X, of X \\ X' and of the test split.
+    classifier : dict
+        ``test_accuracy``, ``n_test``, ``confidence_real``, ``confidence`` (per model).
+    labels : dict
+        model (``pre``, ``re``, ``approx``, ``control``) -> 10 label counts of ``m_labels`` samples.
+    sampling : dict
+        Alg. 1's bound, acceptance rate, proposals, share above B; mean and largest ρ̂_ℰ.
+    reweighted : dict
+        pool (``train``, ``test``, ``pretrained``) -> ``weights`` and ``counts`` per label
+        (:func:`gendel.gan.experiment.reweighted`), or None.
+    q3 : dict
+        ``m``, ``R``, ``statistics`` (key -> ``h0``, ``h1``, ``control``: R values each), ``ks``
+        (key -> ``h1``, ``control``).
+    curves : dict or None
+        ``retrained``, ``pretrained``, ``vdm``: per kept epoch (:func:`gendel.gan.experiment.curves`).
+    timings : dict
+        Seconds of each training and sampling; ``alg1_per_accepted``, ``sample_per_image``.
+    losses : dict
+        The loss history of each training.
+    arrays : dict
+        From the ``.npz``: ``grid_*`` (32 samples, uint8), ``pre_labels``, ``pre_log_ratio``,
+        ``scores_yhat``/``h0``/``h1``/``control`` (log ρ̂_ℰ of the Q3 samples, (R, m), float16).
+
+    Examples
+    --------
+    >>> (r,) = [r for r in stored_results("gpu") if r.name == "mnist-even-0.7-seed0"]
+    >>> r.dataset, r.seed, r.labels["approx"].sum() == r.profile["m_labels"]
+    ('mnist', 0, np.True_)
+    >>> r.statistic("lr")["h1"].shape, r.legacy
+    ((100,), True)
+    """
+
+    version: int
+    job: Job
+    profile: dict
+    provenance: dict
+    data: dict
+    classifier: dict
+    labels: dict
+    sampling: dict
+    reweighted: dict | None
+    q3: dict
+    curves: dict | None
+    timings: dict
+    losses: dict
+    arrays: dict
+
+    @property
+    def name(self):
+        return self.job.name
+
+    @property
+    def dataset(self):
+        return self.job.dataset
+
+    @property
+    def setting(self):
+        return self.job.setting
+
+    @property
+    def lam(self):
+        return self.job.lam
+
+    @property
+    def seed(self):
+        return self.job.seed
+
+    @property
+    def fingerprint(self):
+        """The code fingerprint recorded with the result (None for :data:`LEGACY` results)."""
+        return self.provenance.get("fingerprint")
+
+    @property
+    def legacy(self):
+        """Whether the result was made before results recorded a fingerprint (format version 1)."""
+        return self.version == 1
+
+    def distribution(self, model):
+        """The label distribution (10 proportions) of ``model``'s samples.
+
+        Examples
+        --------
+        >>> r = stored_results("gpu")[0]
+        >>> float(r.distribution("pre").sum())
+        1.0
+        """
+        counts = np.asarray(self.labels[model], float)
+        return counts / counts.sum()
+
+    def statistic(self, key):
+        """``{"h0", "h1", "control"}`` -> the R values of statistic ``key`` (no control in legacy results).
+
+        Examples
+        --------
+        >>> sorted(stored_results("gpu")[0].statistic("asc-log"))
+        ['h0', 'h1']
+        """
+        return self.q3["statistics"][key]
+
+    def scores(self, which):
+        """log ρ̂_ℰ of the Q3 samples ``which`` (``yhat``, ``h0``, ``h1``, ``control``), flat, float64.
+
+        Examples
+        --------
+        >>> stored_results("gpu")[0].scores("h0")
+        Traceback (most recent call last):
+        ValueError: the result mnist-even-0.7-seed0 (gpu) holds no Q3 scores (a result of format version 1)
+        """
+        key = f"scores_{which}"
+        if key not in self.arrays:
+            raise ValueError(f"the result {self.name} ({self.profile['name']}) holds no Q3 scores"
+                             + (" (a result of format version 1)" if self.legacy else ""))
+        return np.asarray(self.arrays[key], float).ravel()
+
+    def to_dict(self):
+        """The JSON part (everything but the arrays), in plain Python types."""
+        d = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "arrays"}
+        d["job"] = dataclasses.asdict(self.job) | {"name": self.job.name}
+        return _jsonable(d)
+
+    @classmethod
+    def from_dict(cls, d, arrays=None, *, where="a result"):
+        """A result from its JSON part (format version 1 or 2) and its arrays."""
+        version = d.get("version")
+        if version == 1:
+            return cls._from_v1(d, arrays or {}, where)
+        if version != RESULT_VERSION:
+            raise DamagedResult(f"{where} has format version {version!r}; this gendel reads 1 and {RESULT_VERSION}")
+        missing = [k for k in _REQUIRED if k not in d]
+        if missing:
+            raise DamagedResult(f"{where} lacks {', '.join(missing)}")
+        job = d["job"]
+        try:
+            job = Job(job["profile"], job["dataset"], job["setting"], float(job["lam"]), int(job["seed"]))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise DamagedResult(f"{where} has no readable job ({exc})") from exc
+        fields = {k: _arrays(d[k]) for k in _REQUIRED if k not in ("version", "job", "profile", "provenance")}
+        return cls(version=version, job=job, profile=d["profile"], provenance=d["provenance"], arrays=arrays or {},
+                   **fields)
+
+    @classmethod
+    def _from_v1(cls, d, arrays, where):
+        try:
+            job = d["job"]
+            job = Job(job["profile"], job["dataset"], job["setting"], float(job["lam"]), int(job["seed"]))
+            q3 = d["q3"]
+            values = {_V1_STATISTICS[k]: {"h0": np.asarray(v["H0"]), "h1": np.asarray(v["H1"])}
+                      for k, v in q3["values"].items()}
+            ks = {_V1_STATISTICS[k]: {"h1": v} for k, v in q3["ks"].items()}
+            t = d["timings"]
+            m = d["profile"]["m_labels"]
+            timings = {"pretrain": t["pretrain"], "retrain": t["retrain"], "vdm": t["vdm"],
+                       "classifier": t["classifier"], "sample_pre": t["sample_pretrained"],
+                       "sample_re": t["sample_retrained"], "sample_approx": t["sample_approximated"],
+                       "alg1_per_accepted": t["sample_approximated"] / m, "sample_per_image": t["sample_retrained"] / m}
+            legacy = LEGACY.get(d["profile"]["name"], {})
+            provenance = {"fingerprint": None, "command": f"python -m gendel.gan grid --profile {d['profile']['name']} "
+                          f"(gendel at commit {legacy.get('commit', 'unknown')})",
+                          "hardware": {"job": d["hardware"]}, "torch": d["hardware"]["torch"],
+                          "made_by": legacy.get("made_by", "an earlier version of gendel"),
+                          "seconds": {"job": t["job"]}}
+            return cls(version=1, job=job, profile=d["profile"], provenance=provenance,
+                       data=_arrays(d["data"]), classifier=d["classifier"], labels=_arrays(d["labels"]),
+                       sampling=d["sampling"], reweighted=None, q3={"m": q3["m"], "R": q3["R"], "statistics": values,
+                                                                     "ks": ks},
+                       curves=None, timings=timings, losses=d["losses"], arrays=arrays)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise DamagedResult(f"{where} (format version 1) lacks {exc}") from exc
+
+
+def default_results_dir(profile):
+    """``$GENDEL_CACHE_DIR/gan/<profile>-<hash of its settings>``.
+
+    Examples
+    --------
+    >>> folder = default_results_dir("tiny")         # another sizing, another folder
+    >>> folder.parent.name, folder.name == "tiny-" + get_profile("tiny").key()
+    ('gan', True)
+    """
+    from ..cache import cache_dir
+
+    p = get_profile(profile)
+    return cache_dir() / "gan" / f"{p.name}-{p.key()}"
+
+
+def result_path(job, results_dir):
+    """The JSON result file of ``job`` in ``results_dir`` (its arrays: the same name with ``.npz``).
+
+    Examples
+    --------
+    >>> result_path(jobs("tiny")[0], "results").as_posix()
+    'results/mnist-even-0.7-seed0.json'
+    """
+    return Path(results_dir) / f"{job.name}.json"
+
+
+def usable_results_dir(results_dir):
+    """Whether result files can be written to ``results_dir`` (False with a warning); an existing
+    file in its place is refused with a clear error, before any work.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.NamedTemporaryFile() as f:
+    ...     usable_results_dir(f.name)
+    Traceback (most recent call last):
+    NotADirectoryError: the results folder ... is a file; give a folder (or leave --results out for the default)
+    """
+    from ..cache import usable_cache_dir
+
+    folder = Path(results_dir)
+    if folder.exists() and not folder.is_dir():
+        raise NotADirectoryError(f"the results folder {folder} is a file; give a folder (or leave --results out for the "
+                                 "default)")
+    return usable_cache_dir(folder) is not None
+
+
+def load_result(path, job=None):
+    """The :class:`JobResult` in ``path`` (with its arrays), checked: a file that is not a complete
+    result (of ``job``, when given) raises :class:`DamagedResult` naming the file.
+
+    Examples
+    --------
+    One of the results stored with gendel: 32 sample images of the pre-trained DCGAN among its arrays.
+
+    >>> result = load_result(STORED_RESULTS / "gpu" / "mnist-even-0.7-seed0.json")
+    >>> result.name, result.arrays["grid_pre"].shape
+    ('mnist-even-0.7-seed0', (32, 28, 28))
+    """
+    path = Path(path)
+    where = f"the result file {path}"
+    try:
+        d = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise DamagedResult(f"{where} cannot be read ({type(exc).__name__}: {exc}): it is truncated or not a result; "
+                            "delete it and run the job again") from exc
+    if not isinstance(d, dict):
+        raise DamagedResult(f"{where} holds a {type(d).__name__}, not a result")
+    npz = path.with_suffix(".npz")
+    try:
+        with np.load(npz, allow_pickle=False) as f:
+            arrays = {k: f[k] for k in f.files}
+    except FileNotFoundError as exc:
+        raise DamagedResult(f"{where} has no arrays file {npz.name} beside it") from exc
+    except Exception as exc:  # noqa: BLE001 - a torn zip, a foreign file
+        raise DamagedResult(f"the arrays file {npz} cannot be read ({type(exc).__name__}: {exc})") from exc
+    result = JobResult.from_dict(d, arrays, where=where)
+    _check(result, job, where)
+    return result
+
+
+def _check(result, job, where):
+    """Raise :class:`DamagedResult` unless ``result`` is a complete result (of ``job``)."""
+    if job is not None:
+        if (result.job.dataset, result.job.setting, result.job.lam, result.job.seed) != \
+                (job.dataset, job.setting, job.lam, job.seed):
+            raise DamagedResult(f"{where} is the result of {result.name}, not of {job.name}")
+        if result.version == RESULT_VERSION and \
+                {k: v for k, v in result.profile.items() if k not in ("name", "datasets", "deletions", "seeds")} != \
+                _jsonable(get_profile(job.profile).settings()):
+            raise DamagedResult(f"{where} was made with other settings than profile {job.profile!r}'s "
+                                f"({result.profile.get('name')!r})")
+    m = result.profile["m_labels"]
+    models = _MODELS if result.version == RESULT_VERSION else _MODELS[:3]
+    for model in models:
+        counts = result.labels.get(model)
+        if counts is None or np.shape(counts) != (10,) or int(np.sum(counts)) != m:
+            raise DamagedResult(f"{where}: the label counts of {model!r} are not 10 counts summing to m = {m}")
+    arrays = _ARRAYS if result.version == RESULT_VERSION else _ARRAYS[:5]
+    missing = [a for a in arrays if a not in result.arrays]
+    if missing:
+        raise DamagedResult(f"{where}: its arrays file lacks {', '.join(missing)}")
+    if result.version == RESULT_VERSION:
+        shape = (result.q3["R"], result.q3["m"])
+        bad = [a for a in _ARRAYS[5:] if result.arrays[a].shape != shape]
+        if bad or result.arrays["pre_labels"].shape != (m,):
+            raise DamagedResult(f"{where}: its arrays have other shapes than its profile's ({', '.join(bad)})")
+
+
+def done(path, job):
+    """The result in ``path`` if it is done (see the module text), else None; a file that is there
+    but not done is reported with a warning (and its job then runs again).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     torn = Path(tmp) / "mnist-even-0.7-seed0.json"
+    ...     _ = torn.write_text('{"version": 2, "job"')                  # a truncated file
+    ...     with warnings.catch_warnings(record=True) as caught:
+    ...         warnings.simplefilter("always")
+    ...         done(torn, jobs("tiny")[0]), "truncated" in str(caught[0].message)
+    (None, True)
+    """
+    from ..cache import CacheWarning
+    from .provenance import code_fingerprint
+
+    path = Path(path)
+    if not path.exists():
+        return None
+    try:
+        result = load_result(path, job)
+    except DamagedResult as exc:
+        warnings.warn(f"{exc}; running the job {job.name} again", CacheWarning, stacklevel=2)
+        return None
+    if result.fingerprint != code_fingerprint():
+        warnings.warn(f"the result file {path} was made by other code (fingerprint {result.fingerprint}, today's "
+                      f"{code_fingerprint()}); running the job {job.name} again", CacheWarning, stacklevel=2)
+        return None
+    return result
+
+
+def write_result(result, path):
+    """Write a result's JSON and arrays atomically (the arrays first: a JSON file is only there
+    with its arrays).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> r = stored_results("gpu")[0]
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     write_result(r, Path(tmp) / "copy.json")
+    ...     sorted(p.name for p in Path(tmp).iterdir())
+    ['copy.json', 'copy.npz']
+    """
+    from ..cache import atomic_write
+
+    path = Path(path)
+    atomic_write(path.with_suffix(".npz"), lambda f: np.savez_compressed(f, **result.arrays))
+    atomic_write(path, lambda f: f.write(json.dumps(result.to_dict(), indent=1).encode()))
+
+
+def load_results(profile, results_dir=None):
+    """The results of a profile's jobs in ``results_dir`` (missing jobs are left out), in job order.
+    A file that is there but damaged raises :class:`DamagedResult`.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as empty:    # no job run yet: no results
+    ...     load_results("tiny", empty)
+    []
+    """
+    p = get_profile(profile)
+    results_dir = Path(results_dir) if results_dir is not None else default_results_dir(p)
+    return [load_result(result_path(j, results_dir), j) for j in jobs(p) if result_path(j, results_dir).exists()]
+
+
+def stored_results(profile):
+    """The results of ``profile`` stored with gendel (:data:`STORED_RESULTS`), in job order.
+
+    Examples
+    --------
+    >>> results = stored_results("gpu")
+    >>> len(results), results[0].profile["name"], results[0].q3["R"]
+    (4, 'gpu', 100)
+    """
+    name = get_profile(profile).name
+    folder = STORED_RESULTS / name
+    if not folder.is_dir():
+        have = sorted(p.name for p in STORED_RESULTS.iterdir() if p.is_dir()) if STORED_RESULTS.is_dir() else []
+        raise ValueError(f"gendel stores no results for profile {name!r}; it has {have}. Make them with "
+                         f"`{remake_command(name)}`")
+    results = [load_result(path) for path in sorted(folder.glob("*.json"))]
+    order = {(j.dataset, j.setting, j.lam, j.seed): i for i, j in enumerate(jobs(name))}
+    return sorted(results, key=lambda r: (order.get((r.dataset, r.setting, r.lam, r.seed), len(order)), r.name))
+
+
+def remake_command(profile):
+    """The command that makes a profile's stored results with today's code.
+
+    Examples
+    --------
+    >>> remake_command("quick")
+    'python -m gendel.gan grid --profile quick --store --parallel 2'
+    """
+    name = get_profile(profile).name
+    extra = {"quick": " --parallel 2", "gpu": " --device cuda", "paper": " --device cuda"}.get(name, "")
+    return f"python -m gendel.gan grid --profile {name} --store{extra}"
