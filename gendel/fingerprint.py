@@ -11,8 +11,9 @@ that the hash changes when the computation can change and not otherwise:
   check of :mod:`gendel._validation`, an ``if`` left with nothing else to do) do not count;
 - a name is replaced by what it stands for: a gendel function or class by its own hash (so a
   function can move to another module or be renamed and its callers' hashes stay the same), a
-  module-level constant by its value, a library object by its library's name (``np.exp`` and
-  ``numpy.exp`` are one thing);
+  module-level constant or table of settings by its value (without the fields of a dataclass
+  marked ``metadata={"presentation": True}``: labels do not compute), a library object by its
+  library's name (``np.exp`` and ``numpy.exp`` are one thing);
 - the name of each root and of each object followed does not count, nor the order of the roots.
 
 Objects listed as *bookkeeping* (cache keys, checkpoint files, progress bars, input checks, and
@@ -218,6 +219,20 @@ def _resolve(node, module_globals, local_names):
     raise LookupError(type(node).__name__)
 
 
+def _value_text(value):
+    """The content of a table of settings as text; fields of a dataclass marked as presentation
+    (``field(metadata={"presentation": True})``: labels, axis titles) are left out."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        parts = [f"{f.name}={_value_text(getattr(value, f.name))}" for f in dataclasses.fields(value)
+                 if not f.metadata.get("presentation")]
+        return f"{type(value).__name__}({', '.join(parts)})"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k!r}: {_value_text(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_value_text(v) for v in value) + "]"
+    return repr(value)
+
+
 class _Normaliser(ast.NodeTransformer):
     """Rewrites a definition's tree as described in the module docstring."""
 
@@ -294,8 +309,8 @@ class _Normaliser(ast.NodeTransformer):
         if _is_constant(value):
             return ast.Constant(value)
         if isinstance(value, (dict, list, tuple)) or dataclasses.is_dataclass(value):
-            text = repr(value)  # a table of settings (a registry, a profile): its content counts
-            if " at 0x" not in text and len(text) < 100_000:
+            text = _value_text(value)  # a table of settings (a registry, a profile): its content counts
+            if text is not None and " at 0x" not in text and len(text) < 100_000:
                 return ast.Constant("value:" + text)
             return None
         module, qualname = getattr(value, "__module__", None), getattr(value, "__qualname__", None)

@@ -267,12 +267,12 @@ class Statistic:
     """
 
     key: str
-    label: str
-    axis: str
-    phi: str | None
-    needs_ratio: bool
-    needs_reference: bool
-    direction: str
+    label: str = dataclasses.field(metadata={"presentation": True})
+    axis: str = dataclasses.field(metadata={"presentation": True})
+    phi: str | None = None
+    needs_ratio: bool = True
+    needs_reference: bool = False
+    direction: str = "greater"
 
     def of_log_ratios(self, log_ratio_Yhat, log_ratio_Y):
         """The statistic from log ratios on Ŷ and on Y (arrays (..., m); Ŷ is not read by LR).
