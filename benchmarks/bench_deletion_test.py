@@ -1,4 +1,4 @@
-"""Time one decision of the deletion test (gendel.deletion_test) at m = 400, n_null = 1000.
+"""Time one decision of the deletion test (gendel.deletion_test.decision) at m = 400, n_null = 1000.
 
 Usage (from the repository root)::
 
@@ -28,9 +28,9 @@ import time
 
 import numpy as np
 
-from gendel.deletion_test import STATISTIC_LABELS, STATISTICS, DeletionTest
-from gendel.dre import KernelClassifierDRE, KNNClassifierDRE
-from gendel.experiments import setup
+from gendel.deletion_test.decision import STATISTIC_LABELS, STATISTICS, DeletionTest
+from gendel.core.dre import KernelClassifierDRE, KNNClassifierDRE
+from gendel.synthetic.experiments import setup
 
 M, N_NULL = 400, 1000
 

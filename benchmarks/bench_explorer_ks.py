@@ -1,4 +1,4 @@
-"""Timings of the explorer's KS update (gendel.explorer.ExplorerState.statistics) after a slider move.
+"""Timings of the explorer's KS update (gendel.panels.explorer_state.ExplorerState.statistics) after a slider move.
 
 Prints, at the panel's default setting (MoG-8, lambda = 0.8, sigma_A = 0.1, KBC sigma_C = 0.1,
 R = 100, m = N = 400), the median of 5 of
@@ -11,7 +11,7 @@ R = 100, m = N = 400), the median of 5 of
 Last, a sigma_C step computed ahead on one thread (what the live panel does while idle) and the
 key press after it. The issue's target: the KS part redraws within 0.5 s of a slider move. A sigma_C
 or k move reuses Y_hat, Y_H0, Y_H1 and the first proposals of Alg. 1 with rho_hat on them
-(:func:`gendel.protocol.shared`, :func:`gendel.protocol.proposals`); a lambda move draws
+(:func:`gendel.synthetic.protocol.shared`, :func:`gendel.synthetic.protocol.proposals`); a lambda move draws
 them anew.
 
 Run from the repository root: ``.venv/bin/python benchmarks/bench_explorer_ks.py``. Wall-clock
@@ -25,7 +25,7 @@ import statistics
 import time
 
 from gendel._kernels import serial_here
-from gendel.explorer import ExplorerState
+from gendel.panels.explorer_state import ExplorerState
 
 REPEATS = 5
 
@@ -80,7 +80,7 @@ def main():
     report("lambda move (KBC): maps()", maps)
     report("lambda move (KBC): statistics()", stats)
 
-    # What the live panel does while idle (gendel._panel.ComputesAhead): the next sigma_C step, on
+    # What the live panel does while idle (gendel.panels.base.ComputesAhead): the next sigma_C step, on
     # one thread without the kernel pool; the key press then finds it cached.
     state.set(lam=0.8, sigma_c=0.2)
     state.maps(), state.statistics()

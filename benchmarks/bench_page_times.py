@@ -59,7 +59,7 @@ GAN_PAGES = ["book/gan/index", "book/gan/vdm", "book/gan/q2_fast_deletion", "boo
 
 def _notes():
     """Why a page takes long, for the pages that do (found by reading the slowest cell of each)."""
-    from gendel import grids
+    from gendel.synthetic import experiments as grids
     from gendel.gan import PROFILES
 
     quick = PROFILES["quick"]

@@ -28,8 +28,9 @@ import sys
 import tempfile
 import time
 
-from gendel import _kernels, experiments
-from gendel.dre import KernelClassifierDRE, KNNClassifierDRE
+from gendel import _kernels
+from gendel.synthetic import experiments
+from gendel.core.dre import KernelClassifierDRE, KNNClassifierDRE
 
 _counter = {"kernels": 0}
 _original_call = _kernels.GaussianKernelSums.__call__

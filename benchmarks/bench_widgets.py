@@ -1,4 +1,4 @@
-"""Timings of the live panel (gendel.widgets.ExplorerPanel): how long one redraw takes.
+"""Timings of the live panel (gendel.panels.explorer.ExplorerPanel): how long one redraw takes.
 
 Prints
 - one ratio-map redraw (150 x 150 grid, N = 400) for KBC and kNN: the DRE evaluated on the grid
@@ -17,10 +17,10 @@ import os
 import statistics
 import time
 
-from gendel import experiments
-from gendel.dre import KernelClassifierDRE, KNNClassifierDRE
+from gendel.synthetic import experiments
+from gendel.core.dre import KernelClassifierDRE, KNNClassifierDRE
 from gendel.plotting.maps import ratio_grid
-from gendel.widgets import DEFAULTS, ExplorerPanel
+from gendel.panels.explorer import DEFAULTS, ExplorerPanel
 
 REPEATS = 7
 

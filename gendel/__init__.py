@@ -4,26 +4,26 @@ A reference implementation of Kong & Alfeld, "Approximate Data Deletion in Gener
 Models" (arXiv 2206.14439, ECAI 2023): density-ratio-based fast deletion (Alg. 1) and the
 deletion test (LR, ASC, MMD).
 
-Modules::
+Sub-packages, in the order of their layers (each may import only from those above it in this
+list; ``tests/test_architecture.py`` checks it)::
 
-    data         the synthetic data sets MoG-8 and CKB-8 and their deletion sets (§5.1, App. D)
-    models       generative learners with explicit densities (KDE)
-    dre          density ratio estimators between X and X \\ X' (§3)
-    deletion     the approximated model and its rejection sampler (Alg. 1)
-    stats        LR, ASC, MMD and KS statistics (§4, App. C)
-    deletion_test  the deletion test as a decision: p-values, type-I error, power (§4, App. C)
-    protocol     the §5.1 protocol: one settings object (Protocol) and the shared sample sets
-    experiments  runs of the protocol, sweeps and the chapter's grids
-    claims       the paper's claims as tested rules (sweeps in, verdicts out)
-    cache        the on-disk result cache
-    plotting     plotly figures for the book (depends on the rest)
-    widgets      ipywidgets panels for a live kernel (depends on the rest)
+    core           the learners (KDE), density ratio estimators (§3) and Alg. 1 (fast deletion)
+    deletion_test  the statistics LR, ASC, MMD, KS (§4, App. C) and the deletion test as a decision
+    synthetic      the 2-D experiments of §5.1 and App. D: data, the protocol, runs and sweeps
+    gan            the image experiments of §5.2 and App. E: DCGAN, VDM DRE, jobs, stored results
+    theory         numerical checks of the theorems
+    claims         the paper's claims as tested rules (results in, verdicts out)
+    plotting       plotly figures for the book
+    panels         ipywidgets panels for a live kernel
+    book           tooling of the book's pages (the library never imports it)
+
+Helpers: ``_validation`` (checks at the boundary, the estimator base), ``_progress``,
+``_kernels``, ``_environment`` (where the code runs: book build, Colab), ``cache`` (the on-disk
+result cache), ``fingerprint`` (hashes of the code that computes a result).
 """
 
-from . import data, deletion, deletion_test, dre, experiments, models, protocol, stats
-from ._validation import NotFittedError
+from gendel._validation import NotFittedError
 
 __version__ = "0.1.0"
 
-__all__ = ["NotFittedError", "data", "deletion", "deletion_test", "dre", "experiments", "models", "protocol", "stats",
-           "__version__"]
+__all__ = ["NotFittedError", "__version__"]

@@ -258,7 +258,7 @@ class NotFittedError(ValueError, AttributeError):
 
     Examples
     --------
-    >>> from gendel.models import KDE
+    >>> from gendel.core.models import KDE
     >>> try:
     ...     KDE(bandwidth=0.1).log_prob([[0.0, 0.0]])
     ... except NotFittedError as error:
@@ -274,7 +274,7 @@ def check_fitted(estimator, attribute):
 
     Examples
     --------
-    >>> from gendel.models import KDE
+    >>> from gendel.core.models import KDE
     >>> check_fitted(KDE(bandwidth=0.1).fit([[0.0]]), "X_")   # fitted: nothing happens
     """
     if not hasattr(estimator, attribute):
@@ -288,7 +288,7 @@ def is_fitted(obj):
 
     Examples
     --------
-    >>> from gendel.models import KDE
+    >>> from gendel.core.models import KDE
     >>> is_fitted(KDE(bandwidth=0.1)), is_fitted(KDE(bandwidth=0.1).fit([[0.0]]))
     (False, True)
     """
@@ -322,7 +322,7 @@ class Estimator(BaseEstimator):
     Examples
     --------
     >>> from sklearn.base import clone
-    >>> from gendel.models import KDE
+    >>> from gendel.core.models import KDE
     >>> KDE(bandwidth=np.float64(0.1))
     KDE(bandwidth=0.1)
     >>> clone(KDE(bandwidth=0.1)).set_params(bandwidth=0.2).get_params()

@@ -300,6 +300,8 @@ class _Normaliser(ast.NodeTransformer):
             value = _resolve(node, self.globals, self.locals)
         except LookupError:
             return None
+        if callable(value) and hasattr(value, "__wrapped__"):  # lru_cache, functools.wraps: the function inside
+            value = _unwrap(value)
         if self.hasher.ours(value):
             if self.hasher.bookkeeping(value):
                 return ast.Constant("bookkeeping")
@@ -352,7 +354,7 @@ def code_hash(roots, *, skip=(), skip_modules=(), packages=("gendel",)):
     The hash of Alg. 1 is a short hex string, the same on every call (``tests/test_fingerprint.py``
     shows that moves, renames and comments leave it alone and a changed number does not):
 
-    >>> from gendel.deletion import ApproximateDeletion
+    >>> from gendel.core.deletion import ApproximateDeletion
     >>> h = code_hash([ApproximateDeletion])
     >>> len(h), h == code_hash([ApproximateDeletion])
     (16, True)
@@ -368,9 +370,9 @@ def hashed_objects(roots, *, skip=(), skip_modules=(), packages=("gendel",)):
 
     Examples
     --------
-    >>> from gendel.deletion import ApproximateDeletion
+    >>> from gendel.core.deletion import ApproximateDeletion
     >>> table = hashed_objects([ApproximateDeletion])
-    >>> "gendel.deletion.ApproximateDeletion" in table, all(len(h) == 16 for h in table.values())
+    >>> "gendel.core.deletion.ApproximateDeletion" in table, all(len(h) == 16 for h in table.values())
     (True, True)
     """
     hasher = _Hasher(skip, packages, skip_modules)
@@ -386,7 +388,7 @@ def cached_code_hash(roots, skip=(), skip_modules=()):
 
     Examples
     --------
-    >>> from gendel.deletion import ApproximateDeletion
+    >>> from gendel.core.deletion import ApproximateDeletion
     >>> cached_code_hash((ApproximateDeletion,)) == code_hash([ApproximateDeletion])
     True
     """

@@ -6,7 +6,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from gendel import images  # noqa: E402
+from gendel.gan import images  # noqa: E402
 
 REAL = images.data_root()
 

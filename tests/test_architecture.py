@@ -19,26 +19,26 @@ LAYERS = {
     "gendel._validation": 0, "gendel._progress": 0, "gendel._kernels": 0, "gendel.cache": 0,
     "gendel.book": 0,
     # 1: data, learners and statistics
-    "gendel.data": 1, "gendel.images": 1, "gendel.models": 1, "gendel.stats": 1, "gendel._mmd": 1,
-    "gendel.calibration": 1,
+    "gendel.synthetic.data": 1, "gendel.gan.images": 1, "gendel.core.models": 1, "gendel.deletion_test.stats": 1, "gendel.deletion_test.mmd": 1,
+    "gendel.deletion_test.calibration": 1,
     # 2: density ratio estimators and the approximate model (Alg. 1)
-    "gendel.dre": 2, "gendel.deletion": 2,
+    "gendel.core.dre": 2, "gendel.core.deletion": 2,
     # 3: experiments, tests of deletion, claims, theory checks, the GAN half
-    "gendel.protocol": 3, "gendel.experiments": 3, "gendel.grids": 3, "gendel.deletion_test": 3, "gendel.claims": 3,
-    "gendel.theory": 3, "gendel.gan": 3, "gendel.course": 3,
+    "gendel.synthetic.protocol": 3, "gendel.synthetic.experiments": 3, "gendel.synthetic.experiments": 3, "gendel.deletion_test.decision": 3, "gendel.claims": 3,
+    "gendel.theory": 3, "gendel.gan": 3, "gendel.book.lab_checks": 3,
     # 4: figures
     "gendel.plotting": 4,
     # 5: live panels
-    "gendel.explorer": 5, "gendel._explorer_figures": 5, "gendel._panel": 5, "gendel.widgets": 5, "gendel.gan_widgets": 5,
-    "gendel.deletion_test_widgets": 5,
+    "gendel.panels.explorer_state": 5, "gendel.panels.explorer_figures": 5, "gendel.panels.base": 5, "gendel.panels.explorer": 5, "gendel.panels.gan": 5,
+    "gendel.panels.deletion_test": 5,
     # the package's entry point re-exports the public modules
     "gendel": 6,
 }
 
 #: Imports inside functions that go up a layer on purpose (loaded on first use only).
 LAZY_UPWARD = {
-    ("gendel.dre", "gendel.gan.vdm"),  # gendel.dre.VDMDRE without importing torch for the 2-D half
-    ("gendel.models", "gendel.gan.dcgan"),  # gendel.models.DCGAN, likewise
+    ("gendel.core.dre", "gendel.gan.vdm"),  # gendel.core.dre.VDMDRE without importing torch for the 2-D half
+    ("gendel.core.models", "gendel.gan.dcgan"),  # gendel.core.models.DCGAN, likewise
     ("gendel.book", "gendel.plotting.common"),  # setup_page sets plotly's renderer; plotting asks book where it runs
 }
 
@@ -74,7 +74,7 @@ def resolve(importer, node):
             prefix = ".".join(base + ([node.module] if node.module else []))
         else:
             prefix = node.module or ""
-        # `from . import data` names the module gendel.data; `from .data import sample` names gendel.data
+        # `from . import data` names the module gendel.synthetic.data; `from .data import sample` names gendel.synthetic.data
         names = [f"{prefix}.{a.name}" if f"{prefix}.{a.name}" in MODULES else prefix for a in node.names]
     found = set()
     for n in names:
@@ -153,7 +153,7 @@ def test_the_checks_can_fail(tmp_path):
     MODULES["gendel.stats_fake"] = tmp_path / "stats_fake.py"
     try:
         assert resolve("gendel.stats_fake", node) >= {"gendel.plotting.common"}
-        assert layer("gendel.plotting.common") > layer("gendel.stats")
+        assert layer("gendel.plotting.common") > layer("gendel.deletion_test.stats")
     finally:
         del MODULES["gendel.stats_fake"]
     assert "Examples\n" not in ast.get_docstring(tree.body[1])

@@ -15,17 +15,17 @@ import numpy as np
 import pytest
 from sklearn.linear_model import LogisticRegression
 
-from gendel import experiments
+from gendel.synthetic import experiments
 from gendel.cache import CacheWarning, cache_path, estimator_config
-from gendel.dre import ClassifierDRE, KNNClassifierDRE
-from gendel.experiments import STATISTICS, cached_synthetic_statistics, synthetic_statistics
+from gendel.core.dre import ClassifierDRE, KNNClassifierDRE
+from gendel.synthetic.experiments import STATISTICS, cached_synthetic_statistics, synthetic_statistics
 
 SMALL = dict(N=60, m=30, R=5)
 REPO = Path(__file__).resolve().parents[1]
 
 
 class KeyedKNN(KNNClassifierDRE):
-    """A DRE with scikit-learn's ``get_params``, whatever ``gendel.dre`` provides."""
+    """A DRE with scikit-learn's ``get_params``, whatever ``gendel.core.dre`` provides."""
 
     def get_params(self, deep=True):
         return {"k": self.k}
@@ -61,8 +61,8 @@ _WORKER = """
 import sys, time
 from pathlib import Path
 import numpy as np
-from gendel.dre import KNNClassifierDRE
-from gendel.experiments import cached_synthetic_statistics
+from gendel.core.dre import KNNClassifierDRE
+from gendel.synthetic.experiments import cached_synthetic_statistics
 
 class KeyedKNN(KNNClassifierDRE):
     def get_params(self, deep=True):

@@ -638,7 +638,7 @@ SENTENCES = {"q1_shape_reading", "q2_lr_asc_reading", "q2_ckb_reading"}
 
 @pytest.fixture(scope="module", params=[0, 1], ids=["seed0", "seed1"])
 def small_sweeps(request):
-    from gendel import experiments as E
+    from gendel.synthetic import experiments as E
 
     kw = dict(N=60, m=40, R=8, seed=request.param, cache=False, progress=False)
     sc, ks = REAL["sigma_c"], REAL["knn_k"]

@@ -39,7 +39,7 @@ GAN_PAGE = "book/gan/q2_fast_deletion.ipynb"
 #: Cells of the GAN page kept in the tiny notebook (by their first line): the setup of the
 #: results, the label bars, the stored gpu profile's bound slider and the label panel.
 GAN_CELLS = ("import numpy as np", "for name, results in ((\"quick\", quick), (\"gpu\", gpu)):\n    summaries = [s for s in report.label_summary(results) if s.setting == \"even\"]",
-             "for dataset in (\"mnist\", \"fashion-mnist\"):\n    job = [r for r in gpu", "from gendel.gan_widgets import label_panel")
+             "for dataset in (\"mnist\", \"fashion-mnist\"):\n    job = [r for r in gpu", "from gendel.panels.gan import label_panel")
 WHERE = "import gendel, sys\nprint(gendel.__file__)\nprint(sys.prefix)"
 
 FAKE_OUTPUT = '''\

@@ -1,4 +1,4 @@
-"""The lab page (book/course/lab.md), its student notebook and the checks of gendel.course.
+"""The lab page (book/course/lab.md), its student notebook and the checks of gendel.book.lab_checks.
 
 - the student notebook is the page with its solutions replaced by stubs, and stays in step with it;
 - executed top to bottom, the student notebook stops at step 1 with a NotImplementedError;
@@ -17,11 +17,11 @@ import numpy as np
 import pytest
 
 from conftest import REPO
-from gendel import dre, models
+from gendel.core import dre, models
 from gendel.book import lab_notebook
-from gendel.course import LabChecks
-from gendel.deletion_test import DeletionTest
-from gendel.protocol import Protocol, setup, streams
+from gendel.book.lab_checks import LabChecks
+from gendel.deletion_test.decision import DeletionTest
+from gendel.synthetic.protocol import Protocol, setup, streams
 
 PAGE = REPO / lab_notebook.PAGE
 STUDENT = REPO / lab_notebook.STUDENT
@@ -297,5 +297,5 @@ def test_step6_catches_the_wrong_sample_and_a_wrong_decision(lab):
 
 
 def test_checks_need_a_protocol():
-    with pytest.raises(TypeError, match="gendel.protocol.Protocol"):
+    with pytest.raises(TypeError, match="gendel.synthetic.protocol.Protocol"):
         LabChecks("mog8")

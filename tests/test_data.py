@@ -1,4 +1,4 @@
-"""The synthetic data sets of §5.1 and Appendix D.1-D.2: gendel.data.
+"""The synthetic data sets of §5.1 and Appendix D.1-D.2: gendel.synthetic.data.
 
 Every Monte-Carlo check is a test at a stated level (chi-square / KS / binomial, p > 1e-3) or a
 bound of 5 standard errors computed from the sample, at a fixed seed.
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from gendel import data
+from gendel.synthetic import data
 
 LEVEL = 1e-3  # significance level of every goodness-of-fit test in this file
 Z = 5.0  # standard errors allowed for estimates compared with their expectation

@@ -1,4 +1,4 @@
-"""Alg. 1, sampling from the approximated model rho_hat_E * p_hat: gendel.deletion.
+"""Alg. 1, sampling from the approximated model rho_hat_E * p_hat: gendel.core.deletion.
 
 Goodness of fit is tested at a fixed seed and a stated level: one-sample KS tests of 1-D
 projections against the exact CDF of the target (a KDE projects to a 1-D Gaussian mixture),
@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from gendel.deletion import ApproximateDeletion
-from gendel.dre import ExactKDERatio, KernelClassifierDRE, KNNClassifierDRE
-from gendel.experiments import setup
-from gendel.models import KDE
+from gendel.core.deletion import ApproximateDeletion
+from gendel.core.dre import ExactKDERatio, KernelClassifierDRE, KNNClassifierDRE
+from gendel.synthetic.experiments import setup
+from gendel.core.models import KDE
 
 Z = 5.0
 FAMILY_LEVEL = 1e-2
@@ -235,7 +235,7 @@ def test_complex_log_ratios_of_a_dre_are_refused_not_truncated():
         def log_ratio(self, Y):
             return np.zeros(len(Y)) + 0.1j
 
-    from gendel.models import KDE
+    from gendel.core.models import KDE
 
     model = KDE(bandwidth=0.2).fit(np.random.default_rng(0).normal(size=(50, 2)))
     with pytest.raises(TypeError, match="real-valued"):

@@ -1,4 +1,4 @@
-"""The calibrated deletion test of §4 and Appendix C: gendel.deletion_test.
+"""The calibrated deletion test of §4 and Appendix C: gendel.deletion_test.decision.
 
 Error rates are checked at a fixed seed against the exact distribution of the rejection count,
 at a stated level:
@@ -24,11 +24,11 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-import gendel.deletion_test as deletion_test
-from gendel.deletion_test import STATISTICS, DeletionTest, monte_carlo_p_values
-from gendel.dre import KernelClassifierDRE
-from gendel.experiments import setup
-from gendel.stats import mmd2_unbiased, psi
+import gendel.deletion_test.decision as deletion_test
+from gendel.deletion_test.decision import STATISTICS, DeletionTest, monte_carlo_p_values
+from gendel.core.dre import KernelClassifierDRE
+from gendel.synthetic.experiments import setup
+from gendel.deletion_test.stats import mmd2_unbiased, psi
 
 ALPHA = 0.05
 #: MMD bandwidth h of the power and hyppo checks: about the cluster scale of MoG-8 (the median
@@ -206,7 +206,7 @@ def _permutation_run(model, source, m, n_null, seed):
 
 
 def test_mmd_statistic_and_permutation_null_match_independent_implementations(mog8, hyppo_mmd):
-    """Our MMD^2_u equals gendel.stats.mmd2_unbiased, and is proportional to hyppo's MMD.
+    """Our MMD^2_u equals gendel.deletion_test.stats.mmd2_unbiased, and is proportional to hyppo's MMD.
 
     hyppo's MMD is (2 n^2 m^2 / (n + m)^4) times the unbiased distance correlation (Hsic) between
     the distances 1 - K of the pooled sample and its group labels. The U-centred covariance in

@@ -7,8 +7,8 @@ import pytest
 pytest.importorskip("ipywidgets")
 pytest.importorskip("anywidget")
 
-from gendel.deletion_test import monte_carlo_p_values  # noqa: E402
-from gendel.deletion_test_widgets import DEFAULTS, DeletionTestPanel, deletion_test_panel  # noqa: E402
+from gendel.deletion_test.decision import monte_carlo_p_values  # noqa: E402
+from gendel.panels.deletion_test import DEFAULTS, DeletionTestPanel, deletion_test_panel  # noqa: E402
 
 SMALL = dict(n_null=99, n_rep=40, n_pilot=500)  # the smallest n_null at which alpha = 0.01 can reject
 
@@ -84,7 +84,7 @@ def test_same_settings_give_the_same_numbers_whatever_came_before(panel, monkeyp
 
 
 def test_a_failing_set_rolls_the_controls_back_and_the_next_set_redraws(panel, monkeypatch):
-    import gendel.deletion_test_widgets as dtw
+    import gendel.panels.deletion_test as dtw
 
     # a kNN whose k exceeds its training set (at most 2 N = 800 points): the fit fails in the redraw
     monkeypatch.setitem(dtw._DRE_SPECS, "knn-10", ("knn", 10_000))

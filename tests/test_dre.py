@@ -1,4 +1,4 @@
-"""Density ratio estimators between X and X \\ X' (§3.1, eq. (1)-(3), Example 1): gendel.dre."""
+"""Density ratio estimators between X and X \\ X' (§3.1, eq. (1)-(3), Example 1): gendel.core.dre."""
 
 import numpy as np
 import pytest
@@ -7,15 +7,15 @@ from sklearn.dummy import DummyClassifier
 from sklearn.linear_model import LogisticRegression
 from sklearn.neighbors import KNeighborsClassifier
 
-from gendel import data
-from gendel.dre import (
+from gendel.synthetic import data
+from gendel.core.dre import (
     ClassifierDRE,
     ExactKDERatio,
     KernelClassifierDRE,
     KNNClassifierDRE,
     duplicated_training_set,
 )
-from gendel.models import KDE
+from gendel.core.models import KDE
 
 Z = 5.0
 

@@ -18,10 +18,10 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.utils.validation import check_is_fitted
 
 from gendel._validation import NotFittedError
-from gendel.deletion import ApproximateDeletion
-from gendel.dre import ClassifierDRE, ExactKDERatio, KernelClassifierDRE, KNNClassifierDRE
-from gendel.models import KDE
-from gendel.stats import asc, ks_statistic, likelihood_ratio, mmd2_unbiased, psi
+from gendel.core.deletion import ApproximateDeletion
+from gendel.core.dre import ClassifierDRE, ExactKDERatio, KernelClassifierDRE, KNNClassifierDRE
+from gendel.core.models import KDE
+from gendel.deletion_test.stats import asc, ks_statistic, likelihood_ratio, mmd2_unbiased, psi
 from gendel.theory.circle import WrappedGaussianKDE
 from gendel.theory.quadrature import PeriodicGrid
 

@@ -1,4 +1,4 @@
-"""The §5.1 protocol, its cache and sweeps: gendel.experiments."""
+"""The §5.1 protocol, its cache and sweeps: gendel.synthetic.experiments."""
 
 import copy
 import inspect
@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from gendel import experiments
-from gendel.deletion import ApproximateDeletion
-from gendel.dre import ExactKDERatio, KernelClassifierDRE, KNNClassifierDRE, make_dre
-from gendel.experiments import (
+from gendel.synthetic import experiments
+from gendel.core.deletion import ApproximateDeletion
+from gendel.core.dre import ExactKDERatio, KernelClassifierDRE, KNNClassifierDRE, make_dre
+from gendel.synthetic.experiments import (
     KEYS,
     PAPER_SETTINGS,
     QUESTIONS,
@@ -22,8 +22,8 @@ from gendel.experiments import (
     sweep,
     synthetic_statistics,
 )
-from gendel.protocol import Protocol, proposals, shared
-from gendel.stats import asc, ks_statistic, likelihood_ratio
+from gendel.synthetic.protocol import Protocol, proposals, shared
+from gendel.deletion_test.stats import asc, ks_statistic, likelihood_ratio
 
 SMALL = dict(N=200, m=100, R=60)
 

@@ -1,4 +1,4 @@
-"""The explorer's state without widgets (gendel.explorer) and the panel base (gendel._panel): the
+"""The explorer's state without widgets (gendel.panels.explorer_state) and the panel base (gendel.panels.base): the
 state imports neither ipywidgets nor plotly, its maps and statistics equal direct computations of
 the §5.1 quantities, its caches recompute only what a setting changes, bad settings change
 nothing, and a panel rolls back to the last settings that drew when a redraw fails."""
@@ -12,10 +12,10 @@ import pytest
 from sklearn.linear_model import LogisticRegression
 
 from conftest import trace_array
-from gendel import dre as D
-from gendel import experiments
-from gendel._panel import Panel
-from gendel.explorer import (DEFAULTS, DRES, ERROR_LIMITS, ExplorerState, describe_dre, make_dre,
+from gendel.core import dre as D
+from gendel.synthetic import experiments
+from gendel.panels.base import Panel
+from gendel.panels.explorer_state import (DEFAULTS, DRES, ERROR_LIMITS, ExplorerState, describe_dre, make_dre,
                              validate_settings)
 
 SMALL = dict(N=60, m=40, resolution=24, R=25)  # a quick state: 24 x 24 grid, 25 repeats
@@ -35,17 +35,17 @@ def test_state_works_with_ipywidgets_and_plotly_unavailable():
         import sys
         sys.modules["ipywidgets"] = None   # import ipywidgets now raises ImportError
         sys.modules["plotly"] = None
-        from gendel.explorer import ExplorerState
+        from gendel.panels.explorer_state import ExplorerState
         state = ExplorerState(N=40, m=20, resolution=12, R=25, dre="knn", k=3)
         assert state.maps().estimate.shape == (12, 12)
         assert state.statistics().settings["R"] == 25
         del sys.modules["plotly"]  # the panel needs plotly, and says that it needs ipywidgets
         try:
-            import gendel.widgets
+            import gendel.panels.explorer
         except ImportError as exc:
             assert 'pip install "gendel[widgets]"' in str(exc), exc
         else:
-            raise AssertionError("gendel.widgets imported without ipywidgets")
+            raise AssertionError("gendel.panels.explorer imported without ipywidgets")
         print("ok")
     """)
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
@@ -122,7 +122,7 @@ def test_moving_the_dre_parameter_reuses_the_data(state):
 
 
 def test_a_dre_move_reuses_the_samples_of_the_ks_run(state):
-    from gendel import protocol
+    from gendel.synthetic import protocol
 
     state.set(dre="kbc", sigma_c=0.1).statistics()
     shared, first = protocol.shared.cache_info().misses, protocol.proposals.cache_info().misses
@@ -233,7 +233,7 @@ def test_a_failing_redraw_rolls_back_and_the_next_set_works():
 def test_error_map_has_a_visible_labelled_symmetric_scale(settings):
     # The third map must not read as an empty field: its colour range follows the bulk of the
     # error (±1e-15-ish for the exact KBC, order 0.1-1 for a poor DRE), symmetric around 0.
-    from gendel._explorer_figures import build_maps_figure, draw_maps
+    from gendel.panels.explorer_figures import build_maps_figure, draw_maps
 
     state = ExplorerState(**SMALL, **settings)
     maps = state.maps()

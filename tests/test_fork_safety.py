@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from gendel import _kernels
-from gendel.dre import KernelClassifierDRE
-from gendel.models import KDE
+from gendel.core.dre import KernelClassifierDRE
+from gendel.core.models import KDE
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="no fork on Windows")
 

@@ -16,13 +16,13 @@ torch = pytest.importorskip("torch")
 
 from gan_fixtures import one_torch_thread, private_cache  # noqa: E402,F401 (autouse fixtures)
 
-from gendel import images  # noqa: E402
-from gendel.deletion import ApproximateDeletion  # noqa: E402
-from gendel.dre import VDMDRE  # noqa: E402
+from gendel.gan import images  # noqa: E402
+from gendel.core.deletion import ApproximateDeletion  # noqa: E402
+from gendel.core.dre import VDMDRE  # noqa: E402
 from gendel.gan import PROFILES, LabelClassifier, jobs, protocol  # noqa: E402
 from gendel.gan.__main__ import main  # noqa: E402
-from gendel.images import label_deletion_mask, load_images  # noqa: E402
-from gendel.models import EmpiricalModel  # noqa: E402
+from gendel.gan.images import label_deletion_mask, load_images  # noqa: E402
+from gendel.core.models import EmpiricalModel  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REAL = images.data_root()

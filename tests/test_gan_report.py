@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gendel.deletion import ApproximateDeletion
+from gendel.core.deletion import ApproximateDeletion
 from gendel.gan import report
-from gendel.models import EmpiricalModel
+from gendel.core.models import EmpiricalModel
 
 
 def make_result(dataset="mnist", setting="even", lam=0.7, seed=0, *, pre=None, re=None, approx=None,

@@ -9,7 +9,7 @@ pytest.importorskip("ipywidgets")
 pytest.importorskip("torch")
 
 from gendel.gan import protocol, report  # noqa: E402
-from gendel.gan_widgets import LabelPanel  # noqa: E402
+from gendel.panels.gan import LabelPanel  # noqa: E402
 
 
 @pytest.fixture(scope="module")

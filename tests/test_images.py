@@ -11,8 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gendel import data, images
-from gendel.images import (ALL_FILES, CLASS_NAMES, IMAGE_DATASETS, label_deletion_mask,
+from gendel.synthetic import data
+from gendel.gan import images
+from gendel.gan.images import (ALL_FILES, CLASS_NAMES, IMAGE_DATASETS, label_deletion_mask,
                            load_images, write_idx)
 
 

@@ -309,7 +309,7 @@ def test_explore_runs_live_and_the_panel_answers(browser, lab):
     line += f" (the KS statistics: {', '.join(kernel)})"
     BROWSER_REPORT.append(line)
     print(line)
-    # jupyterlab-myst reports each link to another page's anchor (the API reference: "#gendel.widgets...")
+    # jupyterlab-myst reports each link to another page's anchor (the API reference: "#gendel.panels.explorer...")
     # as "No target for internal reference": such links resolve only in the book, as the page says.
     errors = [m for m in console if m.startswith("error") and "widget" in m.lower()
               and "No target for internal reference" not in m]
@@ -337,7 +337,7 @@ page = setup_page()
 
 ```{code-cell} ipython3
 from gendel.gan import protocol
-from gendel.gan_widgets import label_panel
+from gendel.panels.gan import label_panel
 
 tiny = protocol.run_profile("tiny")
 panel = label_panel(tiny, bound=10.0)

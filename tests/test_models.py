@@ -1,4 +1,4 @@
-"""The KDE learner of §3.1 / §5.1: gendel.models.KDE.
+"""The KDE learner of §3.1 / §5.1: gendel.core.models.KDE.
 
 p_KDE(x; X) = (1/N) sum_i N(x; x_i, sigma^2 I). Tolerances: quadrature errors are bounded
 analytically (midpoint rule on a Gaussian with cell width <= sigma/5 is exact to far below
@@ -11,7 +11,7 @@ import pytest
 from scipy import stats as sps
 from scipy.special import logsumexp
 
-from gendel.models import KDE
+from gendel.core.models import KDE
 
 Z = 5.0
 LEVEL = 1e-3

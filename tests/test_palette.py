@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from gendel.plotting import common
-from gendel.protocol import QUESTIONS
+from gendel.synthetic.protocol import QUESTIONS
 
 ROOT = Path(__file__).resolve().parents[1]
 HEX = re.compile(r"#[0-9A-Fa-f]{6}\b")
@@ -114,8 +114,8 @@ def _alpha(fill):
 
 @pytest.fixture(scope="module")
 def small_kbc():
-    from gendel.dre import make_dre
-    from gendel.experiments import sweep
+    from gendel.core.dre import make_dre
+    from gendel.synthetic.experiments import sweep
 
     return sweep("mog8", [0.6, 0.8], [make_dre("kbc", s) for s in (0.075, 0.1)], labels=["0.075", "0.1"],
                  N=60, m=20, R=12, cache=False, progress=False)
@@ -148,7 +148,7 @@ def test_ks_violins_fill_one_side_only_and_show_both_ends(small_kbc, question):
 
 
 def test_explorer_histograms_fill_one_side_only_in_the_chapters_colours():
-    from gendel._explorer_figures import build_stats_figure
+    from gendel.panels.explorer_figures import build_stats_figure
     from gendel.plotting.synthetic import sample_color
 
     fig, hist_traces = build_stats_figure()

@@ -1,6 +1,6 @@
 """Figures of the deletion-test chapter: gendel.plotting.deletion_test.
 
-The critical value is checked against the p-value rule of gendel.deletion_test (a separate
+The critical value is checked against the p-value rule of gendel.deletion_test.decision (a separate
 computation), the printed rates against counts made here, the ROC AUC against all pairwise
 comparisons, and the slider against the frames it was built from.
 """
@@ -10,8 +10,8 @@ import re
 import numpy as np
 import pytest
 
-from gendel import experiments
-from gendel.deletion_test import STATISTICS, DeletionTest, PowerResult, monte_carlo_p_values
+from gendel.synthetic import experiments
+from gendel.deletion_test.decision import STATISTICS, DeletionTest, PowerResult, monte_carlo_p_values
 from gendel.plotting import deletion_test as P
 
 

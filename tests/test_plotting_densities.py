@@ -15,7 +15,7 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from gendel.experiments import QUESTIONS, STATISTICS, Sweep, SyntheticStatistics
+from gendel.synthetic.experiments import QUESTIONS, STATISTICS, Sweep, SyntheticStatistics
 from gendel.plotting import synthetic as S
 
 #: The book's settings: R = 250 repeats, 9 KBC bandwidths over 5 lambdas, 4 kNN k over 4 lambdas.

@@ -6,7 +6,8 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from gendel import data, dre, experiments
+from gendel.synthetic import data, experiments
+from gendel.core import dre
 from gendel.plotting.framework import (
     SECTOR_LABELS,
     coinciding_lines,

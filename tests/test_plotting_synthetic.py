@@ -11,9 +11,9 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from gendel.dre import ExactKDERatio, KernelClassifierDRE, KNNClassifierDRE
-from gendel import experiments as E
-from gendel.experiments import QUESTIONS, setup, sweep
+from gendel.core.dre import ExactKDERatio, KernelClassifierDRE, KNNClassifierDRE
+from gendel.synthetic import experiments as E
+from gendel.synthetic.experiments import QUESTIONS, setup, sweep
 from gendel.plotting import synthetic as S
 
 SMALL = dict(N=80, m=30, R=12, sigma_a=0.1, seed=3, cache=False, progress=False)

@@ -1,11 +1,11 @@
-"""Figures of the VDM chapter (gendel.plotting.vdm): labelled axes, the given data in the traces,
+"""Figures of the VDM chapter (gendel.plotting.vdm_dre): labelled axes, the given data in the traces,
 and clear errors for inconsistent inputs."""
 
 import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from gendel.plotting.vdm import (class_ratio_figure, log_ratio_maps_figure, log_ratio_scatter_figure,
+from gendel.plotting.vdm_dre import (class_ratio_figure, log_ratio_maps_figure, log_ratio_scatter_figure,
                                  objective_figure)
 
 

@@ -1,13 +1,14 @@
-"""The §5.1 protocol as one settings object: gendel.protocol.Protocol."""
+"""The §5.1 protocol as one settings object: gendel.synthetic.protocol.Protocol."""
 
 import dataclasses
 
 import numpy as np
 import pytest
 
-from gendel import deletion, experiments, protocol
-from gendel.dre import KernelClassifierDRE, KNNClassifierDRE
-from gendel.protocol import PAPER, Protocol
+from gendel.core import deletion
+from gendel.synthetic import experiments, protocol
+from gendel.core.dre import KernelClassifierDRE, KNNClassifierDRE
+from gendel.synthetic.protocol import PAPER, Protocol
 
 SMALL = dict(N=60, m=20, R=4)
 

@@ -1,7 +1,7 @@
 """Names that moved when the plotting and deletion-test modules were split still import from their old paths.
 
 ``gendel.plotting.synthetic`` and ``gendel.plotting.deletion_test`` became packages, and the
-calibration helpers of ``gendel.deletion_test`` moved to ``gendel.calibration``. The book's pages,
+calibration helpers of ``gendel.deletion_test.decision`` moved to ``gendel.deletion_test.calibration``. The book's pages,
 the widgets, the benchmarks and users import from the old paths; these tests read the names the
 pages use from the pages themselves, so a page that starts using a name checks it too.
 """
@@ -16,13 +16,13 @@ import pytest
 
 BOOK = Path(__file__).resolve().parents[1] / "book"
 #: The modules whose names these tests follow.
-SPLIT = ("gendel.plotting.synthetic", "gendel.plotting.deletion_test", "gendel.deletion_test", "gendel.calibration")
+SPLIT = ("gendel.plotting.synthetic", "gendel.plotting.deletion_test", "gendel.deletion_test.decision", "gendel.deletion_test.calibration")
 
 #: Names read from the old paths outside the book (widgets, tests, benchmarks, README).
 OTHER_USERS = {
     "gendel.plotting.deletion_test": ["critical_value", "rejects", "decision_figure", "roc_curve", "STATISTIC_COLORS",
                                       "STATISTIC_AXIS", "NULL_COLOR", "ALTERNATIVE_COLOR"],
-    "gendel.deletion_test": ["DeletionTest", "PowerResult", "TestResult", "STATISTICS", "STATISTIC_LABELS", "METHODS",
+    "gendel.deletion_test.decision": ["DeletionTest", "PowerResult", "TestResult", "STATISTICS", "STATISTIC_LABELS", "METHODS",
                              "MMD_KERNELS", "check_alpha", "monte_carlo_p_values", "binomial_interval",
                              "type_one_band"],
     "gendel.plotting.synthetic": ["MAP_DRES", "DATASET_LABELS", "sample_color", "EXTENT", "COLORS", "RATIO_ZMAX",
@@ -46,7 +46,7 @@ def book_names():
                 full = f"{module}.{name}"
                 if full in SPLIT:  # from gendel.plotting import synthetic as S
                     aliases[alias or name] = full
-                elif module in SPLIT:  # from gendel.deletion_test import DeletionTest
+                elif module in SPLIT:  # from gendel.deletion_test.decision import DeletionTest
                     found.add((module, name))
         for alias, module in aliases.items():
             found |= {(module, attr) for attr in re.findall(rf"(?<![\w.]){re.escape(alias)}\.(\w+)", text)}
@@ -60,7 +60,7 @@ def test_the_pages_use_names_of_every_split_module():
     # Guards the scan itself: if the page syntax changed and nothing were found, every test
     # below would pass vacuously.
     modules = {module for module, _ in BOOK_NAMES}
-    assert {"gendel.plotting.synthetic", "gendel.plotting.deletion_test", "gendel.deletion_test"} <= modules
+    assert {"gendel.plotting.synthetic", "gendel.plotting.deletion_test", "gendel.deletion_test.decision"} <= modules
     assert len(BOOK_NAMES) >= 20
 
 
@@ -70,8 +70,8 @@ def test_name_imports_from_its_old_path(module, name):
 
 
 def test_moved_names_are_the_same_objects_as_in_their_new_homes():
-    from gendel import calibration
-    from gendel import deletion_test
+    from gendel.deletion_test import calibration
+    from gendel.deletion_test import decision as deletion_test
     from gendel.plotting import deletion_test as P
     from gendel.plotting import synthetic as S
     from gendel.plotting.synthetic import settings, sliders

@@ -1,4 +1,4 @@
-"""Statistics of the deletion test (§4, Appendix C.1-C.3): gendel.stats.
+"""Statistics of the deletion test (§4, Appendix C.1-C.3): gendel.deletion_test.stats.
 
 The expectations that LR and ASC should average to are computed independently of the
 statistics and of the DREs: by 2-D grid quadrature of the two KDEs' densities (``KDE.log_prob``),
@@ -11,14 +11,14 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from gendel import data
-from gendel.dre import ExactKDERatio
-from gendel.models import KDE
-from gendel.stats import PHI_NAMES, asc, ks_statistic, likelihood_ratio, mmd2_unbiased, psi
+from gendel.synthetic import data
+from gendel.core.dre import ExactKDERatio
+from gendel.core.models import KDE
+from gendel.deletion_test.stats import PHI_NAMES, asc, ks_statistic, likelihood_ratio, mmd2_unbiased, psi
 
 Z = 5.0
 
-#: phi of §4.2 written directly on ratios t (independently of gendel.stats.psi).
+#: phi of §4.2 written directly on ratios t (independently of gendel.deletion_test.stats.psi).
 PHI = {
     "log": np.log,
     "tlogt": lambda t: t * np.log(t),

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 import scipy.stats as sps
 
-from gendel.experiments import setup
-from gendel.stats import mmd2_unbiased
+from gendel.synthetic.experiments import setup
+from gendel.deletion_test.stats import mmd2_unbiased
 from gendel.theory import mmd
 from gendel.theory.moments import sample_sets
 from gendel.theory.quadrature import binomial_upper, mc_mean, mc_variance

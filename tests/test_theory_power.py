@@ -7,8 +7,8 @@ Carlo samples drawn with another seed.
 import numpy as np
 import pytest
 
-from gendel.dre import ExactKDERatio
-from gendel.stats import likelihood_ratio
+from gendel.core.dre import ExactKDERatio
+from gendel.deletion_test.stats import likelihood_ratio
 from gendel.theory import mmd
 from gendel.theory.mmd_checks import EstimateCheck, closed_form_checks, lr_mean_checks, variance_checks
 from gendel.theory.moments import log_ratios_on, lr_moments, sample_sets

@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 
-from gendel.data import EXTENT
-from gendel.dre import ExactKDERatio
-from gendel.experiments import setup
-from gendel.models import KDE
+from gendel.synthetic.data import EXTENT
+from gendel.core.dre import ExactKDERatio
+from gendel.synthetic.experiments import setup
+from gendel.core.models import KDE
 from gendel.theory import stability as st
 from gendel.theory.circle import CircleModel
 from gendel.theory.consistency import ratio_stability_run, ratio_supremum_run

@@ -8,9 +8,9 @@ probability below 1e-5 per comparison); exceedance frequencies are compared with
 import numpy as np
 import pytest
 
-from gendel.dre import ExactKDERatio, KernelClassifierDRE
-from gendel.experiments import setup
-from gendel.stats import asc, likelihood_ratio
+from gendel.core.dre import ExactKDERatio, KernelClassifierDRE
+from gendel.synthetic.experiments import setup
+from gendel.deletion_test.stats import asc, likelihood_ratio
 from gendel.theory import moments as mo
 from gendel.theory.quadrature import binomial_upper, mc_mean, mc_variance
 

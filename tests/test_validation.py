@@ -7,12 +7,12 @@ import numpy as np
 import pytest
 from sklearn.linear_model import LinearRegression
 
-from gendel import data
-from gendel.deletion import ApproximateDeletion
-from gendel.dre import ClassifierDRE, ExactKDERatio, KernelClassifierDRE, KNNClassifierDRE
-from gendel.experiments import evaluate_on_grid, setup, sweep, synthetic_statistics
-from gendel.models import KDE
-from gendel.stats import asc, ks_statistic, likelihood_ratio, mmd2_unbiased, psi
+from gendel.synthetic import data
+from gendel.core.deletion import ApproximateDeletion
+from gendel.core.dre import ClassifierDRE, ExactKDERatio, KernelClassifierDRE, KNNClassifierDRE
+from gendel.synthetic.experiments import evaluate_on_grid, setup, sweep, synthetic_statistics
+from gendel.core.models import KDE
+from gendel.deletion_test.stats import asc, ks_statistic, likelihood_ratio, mmd2_unbiased, psi
 
 G = np.random.default_rng(0)
 X = G.normal(size=(40, 2))

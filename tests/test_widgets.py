@@ -1,4 +1,4 @@
-"""The live panel of gendel.widgets: its figures agree with direct computations of the §5.1
+"""The live panel of gendel.panels.explorer: its figures agree with direct computations of the §5.1
 quantities, every control changes what it should (and only recomputes what it must), and bad
 values are refused."""
 
@@ -13,10 +13,10 @@ pytest.importorskip("anywidget")
 
 from sklearn.linear_model import LogisticRegression  # noqa: E402
 
-from gendel import experiments  # noqa: E402
-from gendel.dre import ClassifierDRE, ExactKDERatio, KernelClassifierDRE, KNNClassifierDRE  # noqa: E402
-from gendel.widgets import DEFAULTS, ERROR_LIMITS, ExplorerPanel, explore, precomputed_ks_figure  # noqa: E402
-from gendel._explorer_figures import error_range  # noqa: E402
+from gendel.synthetic import experiments  # noqa: E402
+from gendel.core.dre import ClassifierDRE, ExactKDERatio, KernelClassifierDRE, KNNClassifierDRE  # noqa: E402
+from gendel.panels.explorer import DEFAULTS, ERROR_LIMITS, ExplorerPanel, explore, precomputed_ks_figure  # noqa: E402
+from gendel.panels.explorer_figures import error_range  # noqa: E402
 from conftest import trace_array  # noqa: E402
 
 R = 25  # repeats in these tests: the smallest choice of the panel, to keep them quick
@@ -57,7 +57,7 @@ def on_grid(panel, values):
 
 
 def test_import_does_not_build_anything():
-    code = "import gendel, sys; assert 'gendel.widgets' not in sys.modules; import gendel.widgets as w; print(w.ExplorerPanel)"
+    code = "import gendel, sys; assert 'gendel.panels.explorer' not in sys.modules; import gendel.panels.explorer as w; print(w.ExplorerPanel)"
     subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
 
 
@@ -530,7 +530,7 @@ def test_the_lru_computes_a_key_once_when_two_threads_ask():
     import threading
     import time
 
-    from gendel._panel import _LRU
+    from gendel.panels.base import _LRU
 
     cache, calls, got = _LRU(4), [], []
 
@@ -567,7 +567,7 @@ def test_the_lru_computes_a_key_once_when_two_threads_ask():
 
 
 def test_ready_statistics_are_drawn_before_the_maps(panel, monkeypatch):
-    import gendel.widgets as GW
+    import gendel.panels.explorer as GW
 
     order = []
     for name in ("draw_maps", "draw_ks"):

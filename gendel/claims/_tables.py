@@ -8,10 +8,10 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import kendalltau
 
-from ..data import DATASETS
-from ..dre import DRE_CHOICES
-from ..protocol import STAT_SHORT, STATISTICS  # noqa: F401  (re-exported to the claim modules)
-from ..stats import PHI_NAMES  # noqa: F401
+from gendel.synthetic.data import DATASETS
+from gendel.core.dre import DRE_CHOICES
+from gendel.synthetic.protocol import STAT_SHORT, STATISTICS  # noqa: F401  (re-exported to the claim modules)
+from gendel.deletion_test.stats import PHI_NAMES  # noqa: F401
 
 #: Labels of the DRE families of the sweeps ("KBC", "kNN").
 FAMILY_LABELS = {key: DRE_CHOICES[key].short for key in ("kbc", "knn")}
@@ -85,5 +85,5 @@ def ks_tables(sweeps, question, family, stats=STATISTICS):
     """The KS table of one question and DRE family from ``{dataset: {"kbc": Sweep, "knn": Sweep}}``."""
     for d, pair in sweeps.items():
         if family not in pair:
-            raise ValueError(f"sweeps[{d!r}] has no {family!r} sweep; pass gendel.experiments.chapter_sweeps(...)")
+            raise ValueError(f"sweeps[{d!r}] has no {family!r} sweep; pass gendel.synthetic.experiments.chapter_sweeps(...)")
     return {d: {s: pair[family].ks(question, s) for s in stats} for d, pair in sweeps.items()}

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import Claim, verdict
-from ._tables import STAT_SHORT, STATISTICS, exact_column, index, lambda_trend, mean_off, name, need, table
+from gendel.claims.base import Claim, verdict
+from gendel.claims._tables import STAT_SHORT, STATISTICS, exact_column, index, lambda_trend, mean_off, name, need, table
 
 
 def _kbc(kbc, d, stat, sigma_c):

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import Claim, verdict
-from ._tables import FAMILY_LABELS, PHI_NAMES, STAT_SHORT, index, lambda_trend, name, need, table
+from gendel.claims.base import Claim, verdict
+from gendel.claims._tables import FAMILY_LABELS, PHI_NAMES, STAT_SHORT, index, lambda_trend, name, need, table
 
 
 def q3_wide(kbc, knn, *, sigma_c, sigma_a, critical, within=0.25):

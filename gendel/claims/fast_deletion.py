@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import Claim, verdict
-from ._tables import FAMILY_LABELS, PHI_NAMES, STAT_SHORT, exact_column, index, lambda_trend, name, need, table
+from gendel.claims.base import Claim, verdict
+from gendel.claims._tables import FAMILY_LABELS, PHI_NAMES, STAT_SHORT, exact_column, index, lambda_trend, name, need, table
 
 
 def q2_wide(kbc, knn, *, lambdas, knn_lambdas, sigma_c, sigma_a, critical, within=0.25, at_lambda=0.8):

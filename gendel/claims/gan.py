@@ -12,8 +12,8 @@ from collections import defaultdict
 
 import numpy as np
 
-from ..gan.report import STATISTICS, costs, group, ks_table, label_summary
-from . import NOT_RESOLVED, Claim, verdict
+from gendel.gan.report import STATISTICS, costs, group, ks_table, label_summary
+from gendel.claims.base import NOT_RESOLVED, Claim, verdict
 
 #: A difference is resolved when it exceeds this many standard errors (about 95 % two-sided).
 Z = 2.0

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from . import VERDICTS, Claim
+from gendel.claims.base import VERDICTS, Claim
 
 #: The halves of the book, in the order of the table.
 HALVES = ("2-D", "GAN", "theory")
@@ -115,7 +115,7 @@ def summary(synthetic=None, gan=None, theory=None):
     >>> [(r.half, r.group, r.claim.verdict) for r in rows]
     [('2-D', 'Q3', 'holds'), ('GAN', 'gpu', 'does not hold')]
     """
-    from .theory import THEORY_EVIDENCE
+    from gendel.claims.theory import THEORY_EVIDENCE
 
     rows = []
     for question, claims in (synthetic or {}).items():

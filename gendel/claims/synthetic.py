@@ -3,7 +3,7 @@
 A *KS table* is a mapping ``{dataset: {statistic: array}}``: for each data set ("mog8",
 "ckb8") and statistic ("LR", "log", "tlogt", "hellinger"), the KS statistics of one question
 as an array of shape ``(len(lambdas), len(settings))``, one row per lambda and one column per
-KBC bandwidth sigma_C or kNN k (what ``gendel.experiments.Sweep.ks(question, stat)`` returns).
+KBC bandwidth sigma_C or kNN k (what ``gendel.synthetic.experiments.Sweep.ks(question, stat)`` returns).
 The rules of the three questions take such tables and the grids they were computed on:
 
 - Q1, DRE approximation: :mod:`gendel.claims.approximation` (small KS is good);
@@ -15,13 +15,13 @@ The rules of the three questions take such tables and the grids they were comput
 
 from __future__ import annotations
 
-from .. import experiments as E
-from ..protocol import PAPER
-from . import approximation as _A
-from . import deletion_test as _T
-from . import fast_deletion as _F
-from . import ks_critical
-from ._tables import ks_tables
+from gendel.synthetic import experiments as E
+from gendel.synthetic.protocol import PAPER
+from gendel.claims import approximation as _A
+from gendel.claims import deletion_test as _T
+from gendel.claims import fast_deletion as _F
+from gendel.claims.base import ks_critical
+from gendel.claims._tables import ks_tables
 
 
 def _settings(sweeps, sigma_c=None, sigma_a=None, R=None, lambdas=None, knn_lambdas=None, knn_k=None):
@@ -29,7 +29,7 @@ def _settings(sweeps, sigma_c=None, sigma_a=None, R=None, lambdas=None, knn_lamb
     from the runs' protocol, the lambdas from the sweeps) or the chapter's grid (sigma_C, k)."""
     first = next(iter(sweeps.values()), None)
     if first is None:
-        raise ValueError("sweeps is empty; pass {dataset: gendel.experiments.chapter_sweeps(dataset)}")
+        raise ValueError("sweeps is empty; pass {dataset: gendel.synthetic.experiments.chapter_sweeps(dataset)}")
     missing = {"kbc", "knn"} - set(first)
     if missing:
         raise ValueError(f"each data set needs a 'kbc' and a 'knn' sweep (as chapter_sweeps returns); "
@@ -54,7 +54,7 @@ def q1(sweeps, **grid):
     ----------
     sweeps : dict
         ``{dataset: {"kbc": Sweep, "knn": Sweep}}`` for "mog8" and "ckb8", as returned by
-        ``gendel.experiments.chapter_sweeps``.
+        ``gendel.synthetic.experiments.chapter_sweeps``.
     **grid
         ``sigma_c``, ``knn_k`` (default: the chapter's grids), ``sigma_a``, ``R`` (default: the
         paper's), ``lambdas``, ``knn_lambdas`` (default: the sweeps').

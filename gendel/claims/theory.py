@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..theory import settings as S
-from ..theory.settings import CIRCLE, DELTA, SIZES  # noqa: F401  (the settings' former home)
-from . import Claim, verdict
+from gendel.theory import settings as S
+from gendel.theory.settings import CIRCLE, DELTA, SIZES  # noqa: F401  (the settings' former home)
+from gendel.claims.base import Claim, verdict
 
 
 def _result(check):
@@ -69,11 +69,11 @@ def theorem(key, text, where, checks, labels=None, *, note=""):
 
 def _lbli_checks():
     """Thm. 3 on MoG-8 (N = 400, σ_A = 0.1): sup log ρ̂ against N'ε, ε at the smallest and at the full set."""
-    from ..data import EXTENT
-    from ..dre import ExactKDERatio
-    from ..experiments import setup
-    from ..theory import stability as st
-    from ..theory.bound_checks import BoundCheck
+    from gendel.synthetic.data import EXTENT
+    from gendel.core.dre import ExactKDERatio
+    from gendel.synthetic.experiments import setup
+    from gendel.theory import stability as st
+    from gendel.theory.bound_checks import BoundCheck
 
     X, _, _ = setup(*S.MOG8_DATA, **S.MOG8)
     N = len(X)
@@ -103,11 +103,11 @@ def theory_checks():
     >>> checks["thm1"][0].verdict    # doctest: +SKIP
     'holds'
     """
-    from ..experiments import setup
-    from ..theory.approximation_checks import thm1_checks, thm2_checks
-    from ..theory.circle import CircleModel
-    from ..theory.consistency import consistency_sweep, lr_rc_checks, lr_sup_checks, ratio_stability_run
-    from ..theory.ratio_stability import error_stability_check, rs_checks
+    from gendel.synthetic.experiments import setup
+    from gendel.theory.approximation_checks import thm1_checks, thm2_checks
+    from gendel.theory.circle import CircleModel
+    from gendel.theory.consistency import consistency_sweep, lr_rc_checks, lr_sup_checks, ratio_stability_run
+    from gendel.theory.ratio_stability import error_stability_check, rs_checks
 
     model = CircleModel(**S.CIRCLE)
     short = CircleModel(**S.CIRCLE, period=S.SHORT_PERIOD)

@@ -27,8 +27,9 @@ import shutil
 import sys
 from pathlib import Path
 
-from . import experiment as J
-from . import grid
+from gendel.gan import grid
+from gendel.gan import profiles as J
+from gendel.gan.run import run_job
 
 
 class UsageError(Exception):
@@ -46,7 +47,7 @@ def _positive(text):
 
 
 def _device(text):
-    from .training import pick_device
+    from gendel.gan.training import pick_device
 
     try:
         return str(pick_device(text, name="--device")) if text.lower() != "cuda" else "cuda"
@@ -68,7 +69,7 @@ def _job_from_args(args):
 
 
 def _results_folder(args):
-    from .results import STORED_RESULTS, default_results_dir, usable_results_dir
+    from gendel.gan.results import STORED_RESULTS, default_results_dir, usable_results_dir
 
     if args.store and args.results:
         raise UsageError("give --store (the results stored with gendel) or --results FOLDER, not both")
@@ -132,8 +133,8 @@ def main(argv=None):
         results = _results_folder(args)
         if args.command == "run":
             job = _job_from_args(args)
-            result = J.run_job(job, results, device=args.device, command=command)
-            from .results import result_path
+            result = run_job(job, results, device=args.device, command=command)
+            from gendel.gan.results import result_path
 
             print(f"{job.name}: {result_path(job, results)} ({result.provenance['seconds']['job']:.1f} s)")
             return 0

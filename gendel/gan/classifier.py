@@ -11,10 +11,10 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from .._validation import Estimator, check_count, check_positive, plain
-from .dcgan import check_images
-from .networks import LabelCNN
-from .training import (as_tensor, batches, check_checkpoint_dir, config_key, data_fingerprint, default_checkpoint_dir,
+from gendel._validation import Estimator, check_count, check_positive, plain
+from gendel.gan.dcgan import check_images
+from gendel.gan.networks import LabelCNN
+from gendel.gan.training import (as_tensor, batches, check_checkpoint_dir, config_key, data_fingerprint, default_checkpoint_dir,
                        evaluate, pick_device, run_epochs, training_code)
 
 

@@ -6,9 +6,9 @@ import numpy as np
 import torch
 from torch import nn
 
-from .._validation import Estimator, check_count, check_positive, check_rng, plain
-from .networks import Discriminator, Generator
-from .training import (as_tensor, batches, check_checkpoint_dir, config_key, data_fingerprint, default_checkpoint_dir,
+from gendel._validation import Estimator, check_count, check_positive, check_rng, plain
+from gendel.gan.networks import Discriminator, Generator
+from gendel.gan.training import (as_tensor, batches, check_checkpoint_dir, config_key, data_fingerprint, default_checkpoint_dir,
                        load_snapshot, pick_device, run_epochs, training_code)
 
 
@@ -26,7 +26,7 @@ def check_images(images, name="images"):
     arr = np.asarray(images)
     if arr.ndim != 4 or arr.shape[1:] != (1, 28, 28):
         raise ValueError(
-            f"{name} must have shape (n, 1, 28, 28) (gendel.data.load_images gives this); got {arr.shape}"
+            f"{name} must have shape (n, 1, 28, 28) (gendel.synthetic.data.load_images gives this); got {arr.shape}"
         )
     if len(arr) == 0:
         raise ValueError(f"{name} is empty")
@@ -87,7 +87,7 @@ class DCGAN(Estimator):
     Examples
     --------
     >>> import numpy as np
-    >>> from gendel.models import DCGAN
+    >>> from gendel.core.models import DCGAN
     >>> images = np.random.default_rng(0).uniform(-1, 1, (64, 1, 28, 28)).astype("float32")
     >>> gan = DCGAN(epochs=1, width=8, batch_size=32, checkpoint_dir=False, progress=False).fit(images)
     >>> gan.sample(5, rng=np.random.default_rng(1)).shape

@@ -18,7 +18,7 @@ run). It runs in four stages that the grid and the pages can call one by one:
    the re-trained and the pre-trained GAN and the expected label distribution of Alg. 1 with
    the VDM of each epoch, against the training seconds (cost at equal quality).
 
-:func:`run_job` runs the stages and writes the result file (:mod:`gendel.gan.results`).
+:func:`gendel.gan.run.run_job` runs the stages and writes the result file (:mod:`gendel.gan.results`).
 Randomness: X' depends on the data set, the deletion set and λ only (every seed deletes the
 same images, so the re-trained models of two seeds differ by training alone); each stage of a
 job draws from its own stream, seeded by the job's seed and the stage.
@@ -27,223 +27,19 @@ job draws from its own stream, seeded by the job's seed and the stage.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import json
 import time
 import warnings
 
 import numpy as np
 
-from ..images import IMAGE_DATASETS, label_deletion_mask, load_images
-from ..stats import PAPER_STATISTICS, STATISTICS, ks_statistic
+from gendel.deletion_test.stats import PAPER_STATISTICS, STATISTICS, ks_statistic
+from gendel.gan.images import IMAGE_DATASETS, label_deletion_mask, load_images
+from gendel.gan.profiles import SETTINGS, Job, find_job, get_profile  # noqa: F401  (find_job: the examples use it)
 
-#: Version of the result format and of the protocol's numbers.
-RESULT_VERSION = 2
 #: Seeds the fixed subset of ``n_train`` training images (the same for every job).
 SUBSET_SEED = 20220629
 #: Seeds the deletion set X' (with the data set, deletion set and λ: not the job's seed).
 MASK_SEED = 0
-SETTINGS = ("even", "odd")
-
-
-@dataclasses.dataclass(frozen=True, kw_only=True)
-class Profile:
-    """How large the experiment of §5.2 is run. Every field is a setting of the protocol.
-
-    Attributes
-    ----------
-    name : str
-    datasets : tuple of str
-        ``"mnist"``, ``"fashion-mnist"``.
-    deletions : tuple of (setting, λ)
-        The deletion sets, e.g. ``("even", 0.7)`` (Appendix E.1's ``even-0.7``).
-    seeds : tuple of int
-        One job per seed; the seed sets the GANs' and the DRE's initial weights and batches.
-    n_train : int or None
-        Training images used (a fixed random subset; None: the whole split).
-    gan_epochs, gan_width : int
-        DCGAN training epochs and width (channels of the discriminator's first layer).
-    vdm_epochs, vdm_width : int
-        The same for the VDM network T.
-    classifier_epochs : int
-        Epochs of the label classifier.
-    m_labels : int
-        Samples of each model whose labels Q2 counts.
-    m_test, repeats : int
-        Q3: R = ``repeats`` repeats of m = ``m_test`` samples per set.
-    m_curve : int
-        Samples per epoch of the per-epoch curves.
-    bound : float
-        B of Alg. 1 (at least 1: a normalised ratio has sup ≥ 1).
-    batch_size : int
-        Mini-batch size of every training.
-
-    Examples
-    --------
-    >>> tiny = PROFILES["tiny"]
-    >>> tiny.gan_epochs, tiny.deletions
-    (2, (('even', 0.7), ('odd', 0.7)))
-    >>> smaller = dataclasses.replace(tiny, name="mine", m_labels=100)   # a sizing of your own
-    >>> smaller.m_labels, smaller.key() != tiny.key()                     # results never mix
-    (100, True)
-    >>> dataclasses.replace(tiny, bound=0.01)
-    Traceback (most recent call last):
-    ValueError: bound must be at least 1 (B >= sup ρ̂_ℰ, and a normalised ratio has sup ≥ 1; the paper uses 10); got 0.01
-    """
-
-    name: str
-    datasets: tuple
-    deletions: tuple
-    seeds: tuple
-    n_train: int | None
-    gan_epochs: int
-    gan_width: int
-    vdm_epochs: int
-    vdm_width: int
-    classifier_epochs: int
-    m_labels: int
-    m_test: int
-    repeats: int
-    m_curve: int
-    bound: float = 10.0
-    batch_size: int = 128
-
-    def __post_init__(self):
-        from .._validation import check_count
-
-        if not isinstance(self.name, str) or not self.name:
-            raise ValueError(f"name must be a non-empty string; got {self.name!r}")
-        for d in self.datasets:
-            if d not in IMAGE_DATASETS:
-                raise ValueError(f"datasets must be among {IMAGE_DATASETS}; got {d!r}")
-        for deletion in self.deletions:
-            if len(deletion) != 2 or deletion[0] not in SETTINGS or not 0 < deletion[1] < 1:
-                raise ValueError(f"deletions must be (setting, λ) pairs with setting in {SETTINGS} and λ in (0, 1); "
-                                 f"got {deletion!r}")
-        for seed in self.seeds:
-            check_count(seed, "a seed", minimum=0)
-        if len(set(self.seeds)) != len(self.seeds) or not self.seeds:
-            raise ValueError(f"seeds must be distinct, at least one; got {self.seeds!r}")
-        if self.n_train is not None:
-            check_count(self.n_train, "n_train", minimum=10)
-        for field in ("gan_epochs", "gan_width", "vdm_epochs", "vdm_width", "classifier_epochs", "m_labels", "m_test",
-                      "repeats", "m_curve"):
-            check_count(getattr(self, field), field)
-        check_count(self.batch_size, "batch_size", minimum=2)
-        if isinstance(self.bound, bool) or not isinstance(self.bound, (int, float)) or not self.bound >= 1:
-            raise ValueError("bound must be at least 1 (B >= sup ρ̂_ℰ, and a normalised ratio has sup ≥ 1; the paper "
-                             f"uses 10); got {self.bound!r}")
-
-    def settings(self):
-        """The settings that decide a job's numbers (every field but the name and the grid's
-        lists of data sets, deletion sets and seeds): a result is valid for every profile with
-        the same settings."""
-        d = dataclasses.asdict(self)
-        for grid in ("name", "datasets", "deletions", "seeds"):
-            d.pop(grid)
-        return d
-
-    def key(self):
-        """A short hash of every setting: results of another sizing never mix."""
-        payload = json.dumps([RESULT_VERSION, dataclasses.asdict(self)], sort_keys=True)
-        return hashlib.sha256(payload.encode()).hexdigest()[:12]
-
-
-_ALL = tuple((s, lam) for s in SETTINGS for lam in (0.6, 0.7, 0.8, 0.9))
-
-PROFILES = {
-    # Appendix E.1: 200 GAN epochs, VDM 40 epochs (learning rate halved), m = 50K, five seeds,
-    # all eight deletion sets, Q3 with m = 1000 and R = 100.
-    "paper": Profile(name="paper", datasets=IMAGE_DATASETS, deletions=_ALL, seeds=(0, 1, 2, 3, 4), n_train=None,
-                     gan_epochs=200, gan_width=64, vdm_epochs=40, vdm_width=64, classifier_epochs=10,
-                     m_labels=50_000, m_test=1000, repeats=100, m_curve=5000),
-    # A GPU machine for about an hour: the whole grid with three seeds, a fifth of the paper's epochs.
-    "gpu": Profile(name="gpu", datasets=IMAGE_DATASETS, deletions=_ALL, seeds=(0, 1, 2), n_train=None,
-                   gan_epochs=40, gan_width=64, vdm_epochs=20, vdm_width=64, classifier_epochs=5,
-                   m_labels=50_000, m_test=1000, repeats=100, m_curve=5000),
-    # 2 CPU cores for a few hours (stored with gendel): the whole grid, three seeds, small networks.
-    "quick": Profile(name="quick", datasets=IMAGE_DATASETS, deletions=_ALL, seeds=(0, 1, 2), n_train=8000,
-                     gan_epochs=12, gan_width=16, vdm_epochs=10, vdm_width=16, classifier_epochs=2,
-                     m_labels=5000, m_test=500, repeats=40, m_curve=5000),
-    # Seconds per job: the book's build runs it, tests compare it with its stored results.
-    "tiny": Profile(name="tiny", datasets=("mnist",), deletions=(("even", 0.7), ("odd", 0.7)), seeds=(0,),
-                    n_train=256, gan_epochs=2, gan_width=8, vdm_epochs=2, vdm_width=8, classifier_epochs=1,
-                    m_labels=200, m_test=50, repeats=4, m_curve=200, batch_size=64),
-}
-
-
-def get_profile(profile):
-    """A :class:`Profile` from its name (or the profile itself).
-
-    Examples
-    --------
-    >>> get_profile("quick").n_train, get_profile("paper").n_train      # None: the whole split
-    (8000, None)
-    >>> get_profile("huge")
-    Traceback (most recent call last):
-    ValueError: unknown profile 'huge'; choose one of ['gpu', 'paper', 'quick', 'tiny']
-    """
-    if isinstance(profile, Profile):
-        return profile
-    if profile not in PROFILES:
-        raise ValueError(f"unknown profile {profile!r}; choose one of {sorted(PROFILES)}")
-    return PROFILES[profile]
-
-
-@dataclasses.dataclass(frozen=True)
-class Job:
-    """One (data set, deletion setting, λ, seed) of a profile.
-
-    Examples
-    --------
-    >>> Job("tiny", "mnist", "even", 0.7, seed=0).name
-    'mnist-even-0.7-seed0'
-    """
-
-    profile: str
-    dataset: str
-    setting: str
-    lam: float
-    seed: int
-
-    @property
-    def name(self):
-        return f"{self.dataset}-{self.setting}-{self.lam:g}-seed{self.seed}"
-
-    @property
-    def control_seed(self):
-        """The seed of the control: a second pre-trained DCGAN on the same X (seed + 1)."""
-        return self.seed + 1
-
-
-def jobs(profile):
-    """Every job of a profile, in a fixed order.
-
-    Examples
-    --------
-    >>> [job.name for job in jobs("tiny")]
-    ['mnist-even-0.7-seed0', 'mnist-odd-0.7-seed0']
-    >>> len(jobs("paper")), len(jobs("quick"))    # 2 data sets x 8 deletion sets x 5 (3) seeds
-    (80, 48)
-    """
-    p = get_profile(profile)
-    return [Job(p.name, d, s, lam, seed) for d in p.datasets for (s, lam) in p.deletions for seed in p.seeds]
-
-
-def find_job(profile, name):
-    """The job of ``profile`` called ``name`` (as printed by ``python -m gendel.gan list``).
-
-    Examples
-    --------
-    >>> job = find_job("quick", "fashion-mnist-odd-0.7-seed1")
-    >>> job.dataset, job.setting, job.lam, job.seed
-    ('fashion-mnist', 'odd', 0.7, 1)
-    """
-    for job in jobs(profile):
-        if job.name == name:
-            return job
-    raise ValueError(f"profile {get_profile(profile).name!r} has no job {name!r}; "
-                     f"`python -m gendel.gan list --profile {get_profile(profile).name}` lists them")
 
 
 def training_images(dataset, n_train, *, root=None):
@@ -254,7 +50,7 @@ def training_images(dataset, n_train, *, root=None):
     --------
     >>> import tempfile
     >>> from pathlib import Path
-    >>> from gendel.images import FILES, write_idx
+    >>> from gendel.gan.images import FILES, write_idx
     >>> with tempfile.TemporaryDirectory() as root:      # 300 made-up images (``make data`` fetches MNIST)
     ...     (Path(root) / "mnist").mkdir()
     ...     write_idx(Path(root) / "mnist" / FILES["train"][0], np.zeros((300, 28, 28), dtype=np.uint8))
@@ -354,7 +150,7 @@ def pretrained_model(dataset, seed, profile, *, device=None, progress=True, data
     --------
     >>> gan = pretrained_model("mnist", 0, "tiny")     # needs MNIST (make data) # doctest: +SKIP
     """
-    from .dcgan import DCGAN
+    from gendel.gan.dcgan import DCGAN
 
     p = get_profile(profile)
     X, _ = training_images(dataset, p.n_train, root=data_root)
@@ -369,7 +165,7 @@ def label_classifier(dataset, profile, *, device=None, progress=True, data_root=
     --------
     >>> clf = label_classifier("mnist", "tiny")        # needs MNIST (make data) # doctest: +SKIP
     """
-    from .classifier import LabelClassifier
+    from gendel.gan.classifier import LabelClassifier
 
     p = get_profile(profile)
     train_x, train_y = load_images(dataset, split="train", root=data_root)
@@ -391,9 +187,9 @@ def train(job, *, device=None, progress=True, data_root=None):
     >>> models.X.shape, int(models.deleted.sum()) > 0            # doctest: +SKIP
     ((256, 1, 28, 28), True)
     """
-    from .dcgan import DCGAN
-    from .training import pick_device
-    from .vdm import VDMDRE
+    from gendel.gan.dcgan import DCGAN
+    from gendel.gan.training import pick_device
+    from gendel.gan.vdm import VDMDRE
 
     p = _check_job(job)
     device = pick_device(device)
@@ -450,7 +246,7 @@ def fast_deletion(job, models):
     --------
     >>> out = fast_deletion(job, train(job))       # needs MNIST; trains # doctest: +SKIP
     """
-    from ..deletion import ApproximateDeletion
+    from gendel.core.deletion import ApproximateDeletion
 
     p = get_profile(job.profile)
     pre, re, control, vdm, clf = models.pretrained, models.retrained, models.control, models.vdm, models.classifier
@@ -573,92 +369,8 @@ def curves(job, models, pool, pool_labels):
     return out
 
 
-def run_job(job, results_dir=None, *, device=None, progress=True, data_root=None, command=None):
-    """Run one job, stage by stage, and write its result file; return its :class:`~gendel.gan.results.JobResult`.
-
-    A result file that is already there is returned instead when it is *done*
-    (:func:`gendel.gan.results.done`: readable, of this job and profile, made by today's code);
-    otherwise it is reported and the job runs again.
-
-    Parameters
-    ----------
-    job : Job
-    results_dir : path, optional
-        Default: :func:`gendel.gan.results.default_results_dir` (the cache, by profile).
-    device : str, optional
-        ``"cpu"``, ``"cuda"``; default CUDA when available.
-    command : str, optional
-        What made the result, for its provenance (the command line; by default a Python call).
-
-    Examples
-    --------
-    >>> result = run_job(find_job("tiny", "mnist-odd-0.7-seed0"))   # needs MNIST # doctest: +SKIP
-    >>> result.data["n_train"]                                      # doctest: +SKIP
-    256
-    """
-    from .results import JobResult, default_results_dir, done, result_path, usable_results_dir, write_result
-    from .training import hardware, pick_device
-
-    p = _check_job(job)
-    device = pick_device(device)
-    results_dir = default_results_dir(p) if results_dir is None else results_dir
-    path = result_path(job, results_dir)
-    existing = done(path, job)
-    if existing is not None:
-        return existing
-    writable = usable_results_dir(results_dir)  # says so before hours of training, not after
-    t_start = time.perf_counter()
-    models = train(job, device=device, progress=progress, data_root=data_root)
-    q2 = fast_deletion(job, models)
-    t_q2 = time.perf_counter()
-    q3 = deletion_test(job, models)
-    per_epoch = curves(job, models, q2.pop("pool"), q2["arrays"]["pre_labels"])
-    clf = models.classifier
-    timings = {"pretrain": models.pretrained.fit_seconds_, "retrain": models.retrained.fit_seconds_,
-               "control": models.control.fit_seconds_, "vdm": models.vdm.fit_seconds_,
-               "classifier": clf.fit_seconds_, **q2["seconds"]}
-    timings |= {f"{k}_cpu": getattr(m, "fit_cpu_seconds_") for k, m in (
-        ("pretrain", models.pretrained), ("retrain", models.retrained), ("control", models.control),
-        ("vdm", models.vdm), ("classifier", clf))}
-    timings["alg1_per_accepted"] = q2["seconds"]["sample_approx"] / p.m_labels
-    timings["alg1_per_accepted_cpu"] = q2["seconds"]["sample_approx_cpu"] / p.m_labels
-    timings["sample_per_image"] = q2["seconds"]["sample_re"] / p.m_labels
-    timings["sample_per_image_cpu"] = q2["seconds"]["sample_re_cpu"] / p.m_labels
-    hw = {"pretrained": models.pretrained.hardware_, "retrained": models.retrained.hardware_,
-          "control": models.control.hardware_, "vdm": models.vdm.hardware_, "classifier": clf.hardware_,
-          "evaluation": hardware(device)}
-    seconds = {"train": models.seconds, "fast_deletion": t_q2 - t_start - models.seconds,
-               "deletion_test": q3["seconds"], "curves": per_epoch.pop("seconds")}
-    seconds["job"] = time.perf_counter() - t_start
-    from .provenance import provenance
-
-    result = JobResult(
-        version=RESULT_VERSION,
-        job=job,
-        profile=dataclasses.asdict(p),
-        provenance=provenance(command=command, hardware=hw, seconds=seconds),
-        data=_data_record(job, models, clf),
-        classifier={"test_accuracy": float(np.mean(clf.predict(models.test_X) == models.test_labels)),
-                    "n_test": int(len(models.test_X)),
-                    "confidence_real": float(clf.predict_proba(models.test_X).max(1).mean()),
-                    "confidence": q2["confidence"]},
-        labels=q2["labels"],
-        sampling=q2["sampling"],
-        reweighted=q2["reweighted"],
-        q3={"m": p.m_test, "R": p.repeats, "statistics": q3["statistics"], "ks": q3["ks"]},
-        curves=per_epoch,
-        timings=timings,
-        losses={"pretrain": models.pretrained.history_, "retrain": models.retrained.history_,
-                "control": models.control.history_, "vdm": models.vdm.history_},
-        arrays=q2["arrays"] | {f"scores_{k}": v.astype(np.float16) for k, v in q3["scores"].items()},
-    )
-    if writable:
-        write_result(result, path)
-    return result
-
-
 def _data_record(job, models, clf):
-    from .training import data_fingerprint
+    from gendel.gan.training import data_fingerprint
 
     labels, deleted = models.labels, models.deleted
     return {"n_train": int(len(models.X)), "n_deleted": int(deleted.sum()), "n_test": int(len(models.test_X)),
@@ -666,16 +378,6 @@ def _data_record(job, models, clf):
             "images": data_fingerprint(models.X), "deleted": data_fingerprint(deleted),
             "label_counts_X": _counts(labels), "label_counts_kept": _counts(labels[~deleted]),
             "label_counts_test": _counts(models.test_labels)}
-
-
-def run_profile(profile, results_dir=None, **kwargs):
-    """Run every job of a profile in this process, one after the other, skipping done ones.
-
-    Examples
-    --------
-    >>> results = run_profile("tiny")       # needs MNIST; trains # doctest: +SKIP
-    """
-    return [run_job(job, results_dir, **kwargs) for job in jobs(profile)]
 
 
 def trained_models(job, *, device=None, progress=True, data_root=None):
@@ -688,7 +390,7 @@ def trained_models(job, *, device=None, progress=True, data_root=None):
     return train(job, device=device, progress=progress, data_root=data_root)
 
 
-#: The stages and functions whose code decides a result's numbers: the roots of
-#: :func:`gendel.gan.code_fingerprint`.
+#: The stages and functions whose code decides a result's numbers: with
+#: :func:`gendel.gan.run.run_job`, the roots of :func:`gendel.gan.code_fingerprint`.
 STAGES = (training_images, deletion_mask, pretrained_model, label_classifier, train, reweighted, fast_deletion,
-          deletion_test, curves, run_job, _data_record)
+          deletion_test, curves, _data_record)

@@ -12,7 +12,9 @@ import sys
 import time
 from pathlib import Path
 
-from . import experiment as J
+from gendel.gan import experiment as J
+from gendel.gan import profiles as P
+from gendel.gan.run import done, run_job
 
 
 def _set_threads(threads):
@@ -37,7 +39,7 @@ def _shared_task(task, profile, device):
 def _job_task(job, results, device, command):
     """What a grid worker runs for a job (module-level, so that it pickles)."""
     t0 = time.perf_counter()
-    J.run_job(job, results, device=device, progress=False, command=command)
+    run_job(job, results, device=device, progress=False, command=command)
     return job.name, time.perf_counter() - t0
 
 
@@ -50,16 +52,16 @@ def shared_models(profile):
     >>> shared_models("tiny")
     [('classifier', 'mnist', None), ('pretrained', 'mnist', 0), ('pretrained', 'mnist', 1)]
     """
-    p = J.get_profile(profile)
-    seeds = sorted(set(p.seeds) | {j.control_seed for j in J.jobs(p)})
+    p = P.get_profile(profile)
+    seeds = sorted(set(p.seeds) | {j.control_seed for j in P.jobs(p)})
     return [("classifier", d, None) for d in p.datasets] + [("pretrained", d, s) for d in p.datasets for s in seeds]
 
 
 def todo(profile, results):
     """The jobs of ``profile`` whose result in ``results`` is not done (:func:`gendel.gan.results.done`)."""
-    from .results import done, result_path
+    from gendel.gan.results import result_path
 
-    return [j for j in J.jobs(profile) if done(result_path(j, results), j) is None]
+    return [j for j in P.jobs(profile) if done(result_path(j, results), j) is None]
 
 
 def local_grid(args, results, todo, command):

@@ -13,7 +13,6 @@ from collections import defaultdict
 
 import numpy as np
 
-from .. import claims as _claims
 
 MODELS = ("pre", "re", "approx")
 MODEL_NAMES = {"pre": "pre-trained p̂", "re": "re-trained p̂′", "approx": "approximated ρ̂_ℰ·p̂"}
@@ -309,30 +308,3 @@ def ks_table(results, *, seed=None):
     """
     return {key: {s: float(np.mean([r["q3"]["ks"][s] for r in rs])) for s in STATISTICS}
             for key, rs in group(_seeds(results, seed)).items()}
-
-
-# ------------------------------------------------------------------------------------------
-# The claims of §5.2 and Appendix E live in gendel.claims.gan; their names are re-exported here.
-
-_CLAIM_NAMES = ("Claim", "claim_close_to_retrained", "claim_fashion_harder", "claim_fast", "claim_fewer_deleted_labels", "claim_lr_better_than_asc", "claim_odd_separates_better", "claim_odd_variance_higher", "claim_separation", "claim_smaller_lambda_not_more_separation", "claims")
-
-
-def verdict(passed, total):
-    """"holds" when every case passes, "partly" when some do, "does not hold" when none do
-    ("not tested" without a case): :func:`gendel.claims.verdict`.
-
-    Examples
-    --------
-    >>> verdict(4, 4), verdict(1, 4), verdict(0, 4), verdict(0, 0)
-    ('holds', 'partly', 'does not hold', 'not tested')
-    """
-    return _claims.verdict(passed, total)
-
-
-def __getattr__(name):
-    # loaded on first use: gendel.claims.gan builds on this module
-    if name in _CLAIM_NAMES:
-        from ..claims import gan
-
-        return getattr(gan, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

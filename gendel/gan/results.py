@@ -10,22 +10,20 @@ another sizing never mix. The results of the profiles too slow for a build of th
 stored with gendel in :data:`STORED_RESULTS` (``<profile>/``), made by
 ``python -m gendel.gan grid --profile <name> --store`` (:func:`remake_command`).
 
-**Done**, one rule for ``run`` and ``grid`` (:func:`done`): a result file is done when it reads as a
-result of this job and profile (every field and array there, the right shapes and counts) and its
-code fingerprint is today's (:func:`gendel.gan.code_fingerprint`). A file that fails is reported
-and the job runs again.
+:func:`load_result` reads a result and checks that it is complete (every field and array there,
+the right shapes and counts, of the job asked for); :func:`gendel.gan.run.done` adds today's code
+fingerprint, the one rule for "done" of ``run`` and ``grid``.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-import warnings
 from pathlib import Path
 
 import numpy as np
 
-from .experiment import RESULT_VERSION, Job, get_profile, jobs
+from gendel.gan.profiles import RESULT_VERSION, Job, get_profile, jobs
 
 #: Result files stored with gendel, one folder per profile.
 STORED_RESULTS = Path(__file__).parent / "results"
@@ -274,7 +272,7 @@ def default_results_dir(profile):
     >>> folder.parent.name, folder.name == "tiny-" + get_profile("tiny").key()
     ('gan', True)
     """
-    from ..cache import cache_dir
+    from gendel.cache import cache_dir
 
     p = get_profile(profile)
     return cache_dir() / "gan" / f"{p.name}-{p.key()}"
@@ -303,7 +301,7 @@ def usable_results_dir(results_dir):
     Traceback (most recent call last):
     NotADirectoryError: the results folder ... is a file; give a folder (or leave --results out for the default)
     """
-    from ..cache import usable_cache_dir
+    from gendel.cache import usable_cache_dir
 
     folder = Path(results_dir)
     if folder.exists() and not folder.is_dir():
@@ -376,39 +374,6 @@ def _check(result, job, where):
             raise DamagedResult(f"{where}: its arrays have other shapes than its profile's ({', '.join(bad)})")
 
 
-def done(path, job):
-    """The result in ``path`` if it is done (see the module text), else None; a file that is there
-    but not done is reported with a warning (and its job then runs again).
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     torn = Path(tmp) / "mnist-even-0.7-seed0.json"
-    ...     _ = torn.write_text('{"version": 2, "job"')                  # a truncated file
-    ...     with warnings.catch_warnings(record=True) as caught:
-    ...         warnings.simplefilter("always")
-    ...         done(torn, jobs("tiny")[0]), "truncated" in str(caught[0].message)
-    (None, True)
-    """
-    from ..cache import CacheWarning
-    from .provenance import code_fingerprint
-
-    path = Path(path)
-    if not path.exists():
-        return None
-    try:
-        result = load_result(path, job)
-    except DamagedResult as exc:
-        warnings.warn(f"{exc}; running the job {job.name} again", CacheWarning, stacklevel=2)
-        return None
-    if result.fingerprint != code_fingerprint():
-        warnings.warn(f"the result file {path} was made by other code (fingerprint {result.fingerprint}, today's "
-                      f"{code_fingerprint()}); running the job {job.name} again", CacheWarning, stacklevel=2)
-        return None
-    return result
-
-
 def write_result(result, path):
     """Write a result's JSON and arrays atomically (the arrays first: a JSON file is only there
     with its arrays).
@@ -422,7 +387,7 @@ def write_result(result, path):
     ...     sorted(p.name for p in Path(tmp).iterdir())
     ['copy.json', 'copy.npz']
     """
-    from ..cache import atomic_write
+    from gendel.cache import atomic_write
 
     path = Path(path)
     atomic_write(path.with_suffix(".npz"), lambda f: np.savez_compressed(f, **result.arrays))

@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ..cache import atomic_write, remove_stale_temporaries, usable_cache_dir
+from gendel.cache import atomic_write, remove_stale_temporaries, usable_cache_dir
 
 #: Bump when a change to the training code changes what a configuration trains in a way that
 #: :func:`training_code` cannot see (a library's behaviour, say).
@@ -150,7 +150,7 @@ def training_code(estimator_class):
     >>> len(training_code(DCGAN)), training_code(DCGAN) != training_code(VDMDRE)
     (16, True)
     """
-    from ..fingerprint import cached_code_hash
+    from gendel.fingerprint import cached_code_hash
 
     return cached_code_hash((estimator_class.fit,), BOOKKEEPING)
 
@@ -185,7 +185,7 @@ def default_checkpoint_dir():
     >>> default_checkpoint_dir() == cache_dir() / "checkpoints"
     True
     """
-    from ..cache import cache_dir
+    from gendel.cache import cache_dir
 
     return cache_dir() / "checkpoints"
 
@@ -324,7 +324,7 @@ def _save(path, kind, modules, optimizers, generator, run):
 
 
 def _progress(total, initial, desc, enabled):
-    from .._progress import progress_bar
+    from gendel._progress import progress_bar
 
     return progress_bar(total=total, initial=initial, desc=desc, unit="epoch", leave=False, enabled=enabled)
 

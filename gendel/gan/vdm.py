@@ -24,11 +24,11 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from .._validation import check_count, check_deletion, check_points, check_positive, plain
-from ..dre import DensityRatioEstimator
-from .dcgan import check_images
-from .networks import MLP, Discriminator
-from .training import (as_tensor, batches, check_checkpoint_dir, config_key, data_fingerprint, default_checkpoint_dir,
+from gendel._validation import check_count, check_deletion, check_points, check_positive, plain
+from gendel.core.dre import DensityRatioEstimator
+from gendel.gan.dcgan import check_images
+from gendel.gan.networks import MLP, Discriminator
+from gendel.gan.training import (as_tensor, batches, check_checkpoint_dir, config_key, data_fingerprint, default_checkpoint_dir,
                        evaluate, load_snapshot, pick_device, run_epochs, training_code)
 
 DIVERGENCES = ("kl", "js")
@@ -94,7 +94,7 @@ class VDMDRE(DensityRatioEstimator):
     Examples
     --------
     >>> import numpy as np
-    >>> from gendel.dre import VDMDRE
+    >>> from gendel.core.dre import VDMDRE
     >>> rng = np.random.default_rng(0)
     >>> X = rng.standard_normal((800, 2))
     >>> deleted = (X[:, 0] > 0) & (rng.random(800) < 0.5)   # half of the right half forgotten
@@ -136,7 +136,7 @@ class VDMDRE(DensityRatioEstimator):
         if _is_images(X):
             return check_images(X, name)
         if np.ndim(X) not in (1, 2) and not np.iscomplexobj(X):
-            raise ValueError(f"{name} must be images of shape (n, 1, 28, 28) (gendel.data.load_images gives this) "
+            raise ValueError(f"{name} must be images of shape (n, 1, 28, 28) (gendel.synthetic.data.load_images gives this) "
                              f"or vectors of shape (n, d); got an array of shape {np.shape(X)}")
         return check_points(X, name).astype(np.float32)
 

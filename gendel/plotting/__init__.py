@@ -10,6 +10,6 @@ deletion_test  the deletion test as a decision: null and alternative, power, ROC
 theory      both-sides figures and verdict tables of the "Theory, checked" part
 """
 
-from .common import COLORS, configure_renderer, markdown_table
+from gendel.plotting.common import COLORS, configure_renderer, markdown_table
 
 __all__ = ["COLORS", "configure_renderer", "markdown_table"]

@@ -11,8 +11,8 @@ import numpy as np
 import plotly.io as pio
 from plotly.io._base_renderers import MimetypeRenderer
 
-from ..book import in_colab
-from ..protocol import STAT_SHORT as _STAT_SHORT
+from gendel._environment import in_colab
+from gendel.synthetic.protocol import STAT_SHORT as _STAT_SHORT
 
 #: The paper's colour code (§5.1): light blue for the approximated model, orange for the
 #: pre-trained model (H0), green for the re-trained model (H1).
@@ -37,7 +37,7 @@ def rgba(colour, alpha):
     return f"rgba({r}, {g}, {b}, {alpha})"
 
 
-#: Names of the deletion-test statistics (keys as in :data:`gendel.experiments.STATISTICS`): in
+#: Names of the deletion-test statistics (keys as in :data:`gendel.synthetic.experiments.STATISTICS`): in
 #: full for titles and menus, short for legends and axes, and one colour each.
 STAT_LABELS = {"LR": "LR", "log": "ASC, φ(t) = log t", "tlogt": "ASC, φ(t) = t log t (KL)",
                "hellinger": "ASC, φ(t) = (√t − 1)² (Hellinger)"}

@@ -26,9 +26,9 @@ import re
 import zipfile
 from pathlib import Path
 
-from ..book import in_book_build
-from ._still import still_figure
-from .common import readable_figure
+from gendel._environment import in_book_build
+from gendel.plotting._still import still_figure
+from gendel.plotting.common import readable_figure
 
 #: Where the built book keeps the figure set (set by ``book/_ext/figure_set.py`` for the kernels
 #: that execute the pages): a folder of the built HTML.

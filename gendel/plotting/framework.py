@@ -14,10 +14,10 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .._validation import check_points
-from ..data import check_dataset
-from .common import COLORS, readable_figure
-from .maps import RATIO_ZMAX, ratio_heatmap, square_axes
+from gendel._validation import check_points
+from gendel.synthetic.data import check_dataset
+from gendel.plotting.common import COLORS, readable_figure
+from gendel.plotting.maps import RATIO_ZMAX, ratio_heatmap, square_axes
 
 #: Clock-face names of the eight MoG-8 directions theta_i = 2 pi i / 8, i = 0..7.
 SECTOR_LABELS = ("3h", "1:30", "12h", "10:30", "9h", "7:30", "6h", "4:30")
@@ -103,7 +103,7 @@ def rejection_sampling_figure(X, deleted, proposals, accepted, proportions, *, d
     Examples
     --------
     >>> import numpy as np
-    >>> from gendel.data import deletion_mask, mog8
+    >>> from gendel.synthetic.data import deletion_mask, mog8
     >>> from gendel.plotting.framework import rejection_sampling_figure, sector_proportions
     >>> X, component = mog8(80, rng=0)
     >>> proposals, _ = mog8(40, rng=1)
@@ -211,8 +211,8 @@ def ratio_map_grid_figure(maps, dataset, *, cols=3, zmax=RATIO_ZMAX, title=None,
 
     Examples
     --------
-    >>> from gendel.data import deletion_mask, mog8
-    >>> from gendel.dre import KernelClassifierDRE
+    >>> from gendel.synthetic.data import deletion_mask, mog8
+    >>> from gendel.core.dre import KernelClassifierDRE
     >>> from gendel.plotting.framework import ratio_map_grid_figure
     >>> from gendel.plotting.maps import ratio_grid
     >>> X, component = mog8(200, rng=0)

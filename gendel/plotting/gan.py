@@ -11,10 +11,10 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from ..gan.report import MODEL_NAMES as _MODEL_NAMES
-from ..gan.report import bound_label_distribution, deleted_labels
-from ..images import CLASS_NAMES
-from .common import COLORS, plotly_text, readable_figure, rgba, step_outline
+from gendel.gan.report import MODEL_NAMES as _MODEL_NAMES
+from gendel.gan.report import bound_label_distribution, deleted_labels
+from gendel.gan.images import CLASS_NAMES
+from gendel.plotting.common import COLORS, plotly_text, readable_figure, rgba, step_outline
 
 DATASET_NAMES = {"mnist": "MNIST", "fashion-mnist": "Fashion-MNIST"}
 MODEL_COLORS = {"pre": COLORS["H0"], "re": COLORS["H1"], "approx": COLORS["D"]}

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from ..data import EXTENT, check_dataset
-from ..experiments import evaluate_on_grid
-from .common import readable_figure
+from gendel.synthetic.data import EXTENT, check_dataset
+from gendel.synthetic.experiments import evaluate_on_grid
+from gendel.plotting.common import readable_figure
 
 
 #: Upper end of the one colour scale [0, RATIO_ZMAX] of every ratio map in the book and the
@@ -46,8 +46,8 @@ def ratio_grid(estimator, dataset, resolution=150):
 
     Examples
     --------
-    >>> from gendel.data import deletion_mask, mog8
-    >>> from gendel.dre import KernelClassifierDRE
+    >>> from gendel.synthetic.data import deletion_mask, mog8
+    >>> from gendel.core.dre import KernelClassifierDRE
     >>> from gendel.plotting.maps import ratio_grid
     >>> X, component = mog8(200, rng=0)
     >>> dre = KernelClassifierDRE(bandwidth=0.3).fit(X, deletion_mask("mog8", component, 0.5, rng=1))

@@ -13,8 +13,8 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .. import claims as _claims
-from .common import NEUTRALS, plotly_text, readable_figure, rgba
+from gendel.claims.base import verdict as _verdict
+from gendel.plotting.common import NEUTRALS, plotly_text, readable_figure, rgba
 
 #: Colours for curves that are not one of the three models (greys, purples, dark reds).
 PALETTE = NEUTRALS
@@ -183,7 +183,7 @@ def verdict(holds):
     >>> verdict(0.03 <= 0.05), verdict(False)
     ('holds', 'does not hold')
     """
-    return _claims.verdict(int(bool(holds)), 1)
+    return _verdict(int(bool(holds)), 1)
 
 
 __all__ = ["PALETTE", "Table", "add_bound", "add_measured", "axes", "figure", "verdict"]

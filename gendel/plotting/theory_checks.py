@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from .common import markdown_table, plotly_text
+from gendel.plotting.common import markdown_table, plotly_text
 
 #: The columns of a power table: one row for the theorem as printed, one per wrong statement.
 POWER_HEADER = ("statement", "what is compared", "result", "verdict")

@@ -21,6 +21,6 @@ Modules::
     vdm          the variational objective of the KL-based DRE (eq. 7, Example 3) on a finite space
 """
 
-from . import circle, consistency, moments, mmd, quadrature, stability, vdm
+from gendel.theory import circle, consistency, moments, mmd, quadrature, stability, vdm
 
 __all__ = ["circle", "consistency", "moments", "mmd", "quadrature", "stability", "vdm"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import check_count
+from gendel._validation import check_count
 
 
 def _rng(seed, *keys):

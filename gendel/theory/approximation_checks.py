@@ -12,9 +12,9 @@ from dataclasses import fields, replace
 
 import numpy as np
 
-from ._repeats import _check_delta
-from .consistency import ConsistencyRun
-from .moments import BoundCheck
+from gendel.theory._repeats import _check_delta
+from gendel.theory.consistency import ConsistencyRun
+from gendel.theory.moments import BoundCheck
 
 
 def split_run(run, n_calibration=None):

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .quadrature import binomial_upper, format_share
+from gendel.theory.quadrature import binomial_upper, format_share
 
 
 def _shares(exceedance, tolerance):

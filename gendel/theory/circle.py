@@ -26,8 +26,8 @@ import math
 
 import numpy as np
 
-from .._validation import Estimator, check_bandwidth, check_count, check_positive, check_rng, plain
-from .quadrature import PeriodicGrid
+from gendel._validation import Estimator, check_bandwidth, check_count, check_positive, check_rng, plain
+from gendel.theory.quadrature import PeriodicGrid
 
 #: Fourier coefficients of the kernel below this are dropped (relative truncation error).
 TRUNCATION = 1e-17

@@ -30,13 +30,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import check_count
-from .circle import (CircleModel, density_at, density_on_grid, fourier_sums, kde_coefficients, n_terms,
+from gendel._validation import check_count
+from gendel.theory.circle import (CircleModel, density_at, density_on_grid, fourier_sums, kde_coefficients, n_terms,
                      silverman_bandwidth)
-from ._repeats import _check_delta, _quantile, _rng
-from .moments import BoundCheck
-from .quadrature import PeriodicGrid
-from .ratio_stability import RatioStabilityRun, RatioSupremumRun, ratio_stability_run, ratio_supremum_run  # noqa: F401
+from gendel.theory._repeats import _check_delta, _quantile, _rng
+from gendel.theory.moments import BoundCheck
+from gendel.theory.quadrature import PeriodicGrid
+from gendel.theory.ratio_stability import RatioStabilityRun, RatioSupremumRun, ratio_stability_run, ratio_supremum_run  # noqa: F401
 
 
 @dataclass

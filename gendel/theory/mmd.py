@@ -23,7 +23,7 @@ and sqrt(m) (MMD_u^2 - MMD^2) -> N(0, 4 zeta_1). Under H0 (q = p_hat), w = 0, ze
 the limit is degenerate: the estimator fluctuates on the scale 1/m, not 1/sqrt(m).
 
 Names: ``bandwidth`` is the MMD kernel's width l everywhere in gendel (as in
-:func:`gendel.stats.mmd2_unbiased` and :class:`gendel.deletion_test.DeletionTest`); the KDEs'
+:func:`gendel.deletion_test.stats.mmd2_unbiased` and :class:`gendel.deletion_test.decision.DeletionTest`); the KDEs'
 bandwidth is ``sigma_a`` (sigma_A of the protocol).
 """
 
@@ -33,9 +33,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_count, check_deletion, check_points, check_positive, check_rng
-from ..stats import _rbf_gram, _sqdist
-from .quadrature import Estimate, mc_mean, mc_variance
+from gendel._validation import check_count, check_deletion, check_points, check_positive, check_rng
+from gendel.deletion_test.stats import _rbf_gram, _sqdist
+from gendel.theory.quadrature import Estimate, mc_mean, mc_variance
 
 
 def expected_kernel_matrix(A, B, var_a, var_b, bandwidth=1.0):
@@ -233,7 +233,7 @@ def mmd_variance_terms(q_kde, p_kde, M, *, rng, bandwidth=1.0):
     Under H1 zeta_1 > 0; under H0 (q = p) the witness is 0, so zeta_1 = 0 and the limit is degenerate:
 
     >>> import numpy as np
-    >>> from gendel.models import KDE
+    >>> from gendel.core.models import KDE
     >>> from gendel.theory.mmd import mmd_variance_terms
     >>> X = np.array([[0.0], [0.5], [1.0], [3.0]])
     >>> p, q = KDE(bandwidth=1.0).fit(X), KDE(bandwidth=1.0).fit(X[:3])
@@ -269,17 +269,17 @@ def mmd2_estimates(Y, Yhat, bandwidth=1.0):
 
     Returns ``(printed, h_form)``, arrays of shape (R,):
 
-    - ``printed``: the estimator as printed in Appendix C.3 (and :func:`gendel.stats.mmd2_unbiased`),
+    - ``printed``: the estimator as printed in Appendix C.3 (and :func:`gendel.deletion_test.stats.mmd2_unbiased`),
       whose cross term -2/m^2 sum_{i, j} k(y_i, yh_j) includes the pairs i = j;
     - ``h_form``: 1/(m(m-1)) sum_{i != j} h((y_i, yh_i), (y_j, yh_j)), the U-statistic to which the
       asymptotic and concentration results of Appendix C.3 refer.
 
     Examples
     --------
-    The printed estimator is :func:`gendel.stats.mmd2_unbiased`; both are near MMD^2 = 0 for equal laws:
+    The printed estimator is :func:`gendel.deletion_test.stats.mmd2_unbiased`; both are near MMD^2 = 0 for equal laws:
 
     >>> import numpy as np
-    >>> from gendel.stats import mmd2_unbiased
+    >>> from gendel.deletion_test.stats import mmd2_unbiased
     >>> from gendel.theory.mmd import mmd2_estimates
     >>> rng = np.random.default_rng(0)
     >>> Y, Yhat = rng.normal(size=(3, 20, 2)), rng.normal(size=(3, 20, 2))

@@ -31,9 +31,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .mmd import concentration_bound, expected_kernel_matrix, kde_mmd2, kde_mmd2_paper, u_statistic_variance
-from .moments import BoundCheck
-from .quadrature import Z_MEAN, MeanCheck
+from gendel.theory.mmd import concentration_bound, expected_kernel_matrix, kde_mmd2, kde_mmd2_paper, u_statistic_variance
+from gendel.theory.moments import BoundCheck
+from gendel.theory.quadrature import Z_MEAN, MeanCheck
 
 def _cases(printed, mmd2, ms):
     """The (hypothesis, m) cases: keys, labels, estimates (n_cases, R) and the true MMD² of each."""

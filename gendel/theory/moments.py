@@ -21,10 +21,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_count, check_rng
-from ..stats import psi
-from .bound_checks import CHECK_HEADER, BoundCheck, markov_checks
-from .quadrature import Estimate, mc_mean, mc_variance
+from gendel._validation import check_count, check_rng
+from gendel.deletion_test.stats import psi
+from gendel.theory.bound_checks import CHECK_HEADER, BoundCheck, markov_checks
+from gendel.theory.quadrature import Estimate, mc_mean, mc_variance
 
 HYPOTHESES = ("H0", "H1")
 
@@ -33,7 +33,7 @@ def _models(exact):
     for attr in ("pretrained_", "retrained_", "log_ratio"):
         if not hasattr(exact, attr):
             raise TypeError(
-                "exact must be a fitted gendel.dre.ExactKDERatio (it needs pretrained_, retrained_ and "
+                "exact must be a fitted gendel.core.dre.ExactKDERatio (it needs pretrained_, retrained_ and "
                 f"log_ratio); got {type(exact).__name__}"
             )
     return exact.pretrained_, exact.retrained_
@@ -45,7 +45,7 @@ def model_samples(exact, M, *, rng):
     Examples
     --------
     >>> import numpy as np
-    >>> from gendel.dre import ExactKDERatio
+    >>> from gendel.core.dre import ExactKDERatio
     >>> from gendel.theory.moments import model_samples
     >>> exact = ExactKDERatio(bandwidth=0.5).fit(np.linspace(0, 3, 16)[:, None], np.arange(12, 16))
     >>> Y = model_samples(exact, 100, rng=0)
@@ -119,14 +119,14 @@ def _check_h(hypothesis):
 
 
 def lr_moments(exact, M, *, rng):
-    """Monte Carlo estimates of the quantities of Appendix C.1 for a fitted :class:`~gendel.dre.ExactKDERatio`.
+    """Monte Carlo estimates of the quantities of Appendix C.1 for a fitted :class:`~gendel.core.dre.ExactKDERatio`.
 
     Examples
     --------
     Forgetting the four points at the right end of [0, 3]:
 
     >>> import numpy as np
-    >>> from gendel.dre import ExactKDERatio
+    >>> from gendel.core.dre import ExactKDERatio
     >>> from gendel.theory.moments import lr_moments
     >>> exact = ExactKDERatio(bandwidth=0.5).fit(np.linspace(0, 3, 16)[:, None], np.arange(12, 16))
     >>> mo = lr_moments(exact, 2000, rng=0)
@@ -158,7 +158,7 @@ def asc_means(exact, phi, M, *, rng):
     The definition under H1 agrees with the paper's simplification D_phi(p_hat' || p_hat):
 
     >>> import numpy as np
-    >>> from gendel.dre import ExactKDERatio
+    >>> from gendel.core.dre import ExactKDERatio
     >>> from gendel.theory.moments import asc_means
     >>> exact = ExactKDERatio(bandwidth=0.5).fit(np.linspace(0, 3, 16)[:, None], np.arange(12, 16))
     >>> means = asc_means(exact, "tlogt", 2000, rng=0)
@@ -186,7 +186,7 @@ def l1_errors(exact, dre, M, *, rng, phi=None):
     The exact ratio has no error; a DRE with another bandwidth has some:
 
     >>> import numpy as np
-    >>> from gendel.dre import ExactKDERatio
+    >>> from gendel.core.dre import ExactKDERatio
     >>> from gendel.theory.moments import l1_errors
     >>> X, deleted = np.linspace(0, 3, 16)[:, None], np.arange(12, 16)
     >>> exact = ExactKDERatio(bandwidth=0.5).fit(X, deleted)
@@ -214,7 +214,7 @@ def sample_sets(exact, m, R, *, rng):
     Examples
     --------
     >>> import numpy as np
-    >>> from gendel.dre import ExactKDERatio
+    >>> from gendel.core.dre import ExactKDERatio
     >>> from gendel.theory.moments import sample_sets
     >>> exact = ExactKDERatio(bandwidth=0.5).fit(np.linspace(0, 3, 16)[:, None], np.arange(12, 16))
     >>> sets = sample_sets(exact, m=10, R=3, rng=0)
@@ -236,7 +236,7 @@ def log_ratios_on(estimator, Y):
     Examples
     --------
     >>> import numpy as np
-    >>> from gendel.dre import ExactKDERatio
+    >>> from gendel.core.dre import ExactKDERatio
     >>> from gendel.theory.moments import log_ratios_on
     >>> exact = ExactKDERatio(bandwidth=0.5).fit(np.linspace(0, 3, 16)[:, None], np.arange(12, 16))
     >>> Y = np.random.default_rng(0).uniform(0, 3, size=(4, 5, 1))   # R = 4 sets of m = 5 points

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_count, check_positive
+from gendel._validation import check_count, check_positive
 
 
 class PeriodicGrid:

@@ -12,11 +12,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_count
-from ._repeats import _check_delta, _quantile, _rng
-from .circle import CircleModel, density_on_grid, fourier_sums, kde_coefficients, n_terms, silverman_bandwidth
-from .moments import BoundCheck
-from .quadrature import PeriodicGrid, binomial_upper
+from gendel._validation import check_count
+from gendel.theory._repeats import _check_delta, _quantile, _rng
+from gendel.theory.circle import CircleModel, density_on_grid, fourier_sums, kde_coefficients, n_terms, silverman_bandwidth
+from gendel.theory.moments import BoundCheck
+from gendel.theory.quadrature import PeriodicGrid, binomial_upper
 
 
 # ------------------------------------------------------------------------------------------
@@ -285,7 +285,7 @@ class ErrorStabilityCheck:
     Examples
     --------
     >>> import numpy as np
-    >>> from gendel.models import KDE
+    >>> from gendel.core.models import KDE
     >>> from gendel.theory.ratio_stability import error_stability_check
     >>> X = np.random.default_rng(0).normal(size=(40, 2))
     >>> check = error_stability_check(KDE(bandwidth=0.4).fit(X), 2000, calibration_seed=1, test_seed=2)
@@ -325,7 +325,7 @@ class ErrorStabilityCheck:
 
         The same test samples are checked against the bound divided by each of ``wrong``.
         """
-        from .stability import cantelli_bound
+        from gendel.theory.stability import cantelli_bound
 
         bound = cantelli_bound(self.epsilon, self.deltas)
         L = np.broadcast_to(self.test.log_ratio_worst, (len(self.deltas), self.test.log_ratio_worst.size))
@@ -338,7 +338,7 @@ class ErrorStabilityCheck:
 
     def cantelli_slack(self):
         """The largest k such that the Cantelli bound divided by k still passes at every delta."""
-        from .stability import cantelli_bound
+        from gendel.theory.stability import cantelli_bound
 
         L = self.test.log_ratio_worst
         out = np.inf
@@ -354,7 +354,7 @@ def error_stability_check(kde, M, *, calibration_seed, test_seed, M_test=None, d
 
     Parameters
     ----------
-    kde : gendel.models.KDE
+    kde : gendel.core.models.KDE
         The fitted pre-trained model p_hat.
     M, M_test : int
         Calibration and test sample sizes (M_test defaults to M).
@@ -367,7 +367,7 @@ def error_stability_check(kde, M, *, calibration_seed, test_seed, M_test=None, d
     Changing the test seed changes the tested samples, not epsilon:
 
     >>> import numpy as np
-    >>> from gendel.models import KDE
+    >>> from gendel.core.models import KDE
     >>> from gendel.theory.ratio_stability import error_stability_check
     >>> kde = KDE(bandwidth=0.4).fit(np.random.default_rng(0).normal(size=(30, 2)))
     >>> a = error_stability_check(kde, 500, calibration_seed=1, test_seed=2)
@@ -375,7 +375,7 @@ def error_stability_check(kde, M, *, calibration_seed, test_seed, M_test=None, d
     >>> a.epsilon == b.epsilon, bool(np.all(a.test.kl_cv == b.test.kl_cv))
     (True, False)
     """
-    from .stability import error_stability
+    from gendel.theory.stability import error_stability
 
     if calibration_seed == test_seed:
         raise ValueError("calibration and test samples must be independent: give them different seeds")

@@ -33,7 +33,7 @@ M_TEST = 400
 RS_CALIBRATION_SEED = 0
 #: The seed of the test draws of Thm. 4.
 RS_TEST_SEED = 1
-#: The data set and λ of Thms. 3 and 6: ``gendel.experiments.setup(*MOG8_DATA, **MOG8)``.
+#: The data set and λ of Thms. 3 and 6: ``gendel.synthetic.experiments.setup(*MOG8_DATA, **MOG8)``.
 MOG8_DATA = ("mog8", 0.8)
 #: The rest of that setting: N = 400 points, the KDE bandwidth σ_A = 0.1, the seed.
 MOG8 = dict(N=400, sigma_a=0.1, seed=0)

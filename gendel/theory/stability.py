@@ -19,11 +19,11 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import logsumexp
 
-from .._validation import check_count, check_points, check_positive, check_rng
-from ..dre import ExactKDERatio
-from ..experiments import grid
-from ..stats import _sqdist
-from .quadrature import Estimate
+from gendel._validation import check_count, check_points, check_positive, check_rng
+from gendel.core.dre import ExactKDERatio
+from gendel.synthetic.experiments import grid
+from gendel.deletion_test.stats import _sqdist
+from gendel.theory.quadrature import Estimate
 
 
 def kde_lbli_epsilon(n):
@@ -167,7 +167,7 @@ def ray_log_ratio(log_ratio, origin, direction, radii):
     where the deleted point is outermost, log rho_hat falls without bound:
 
     >>> import numpy as np
-    >>> from gendel.dre import ExactKDERatio
+    >>> from gendel.core.dre import ExactKDERatio
     >>> from gendel.theory.stability import ray_log_ratio
     >>> X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [3.0, 3.0]])
     >>> exact = ExactKDERatio(bandwidth=0.5).fit(X, np.array([3]))
@@ -193,7 +193,7 @@ def numerical_sup_log_ratio(log_ratio, extent, *, resolution=150, radii=(3.0, 6.
     Examples
     --------
     >>> import numpy as np
-    >>> from gendel.dre import ExactKDERatio
+    >>> from gendel.core.dre import ExactKDERatio
     >>> from gendel.theory.stability import numerical_sup_log_ratio
     >>> X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [3.0, 3.0]])
     >>> exact = ExactKDERatio(bandwidth=0.5).fit(X, np.array([3]))
@@ -220,7 +220,7 @@ def leave_one_out_log_ratios(X, Y, bandwidth):
     Column j is the log ratio of deleting the j-th point alone:
 
     >>> import numpy as np
-    >>> from gendel.dre import ExactKDERatio
+    >>> from gendel.core.dre import ExactKDERatio
     >>> from gendel.theory.stability import leave_one_out_log_ratios
     >>> X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [3.0, 3.0]])
     >>> Y = np.array([[0.0, 0.0], [3.0, 3.0]])
@@ -297,7 +297,7 @@ def error_stability(kde, M, *, rng, worst=None, chunk=4096):
 
     Parameters
     ----------
-    kde : gendel.models.KDE
+    kde : gendel.core.models.KDE
         The fitted pre-trained model p_hat (its training set is X).
     M : int
         Monte Carlo sample size (samples x ~ p_hat, shared by all z).
@@ -311,7 +311,7 @@ def error_stability(kde, M, *, rng, worst=None, chunk=4096):
     The isolated point at (3, 3) is the deletion that changes the KDE most:
 
     >>> import numpy as np
-    >>> from gendel.models import KDE
+    >>> from gendel.core.models import KDE
     >>> from gendel.theory.stability import error_stability
     >>> X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [3.0, 3.0]])
     >>> es = error_stability(KDE(bandwidth=0.5).fit(X), 1000, rng=np.random.default_rng(0))

@@ -1,7 +1,7 @@
 """Figures of the chapter on the deletion test as a calibrated decision (§4, Appendix C).
 
-Every builder takes numbers computed by :mod:`gendel.deletion_test` (null statistics,
-:class:`~gendel.calibration.PowerResult` objects, p-values) and returns a plotly figure;
+Every builder takes numbers computed by :mod:`gendel.deletion_test.decision` (null statistics,
+:class:`~gendel.deletion_test.calibration.PowerResult` objects, p-values) and returns a plotly figure;
 nothing here draws samples.
 
 ==============================  ===========================================================
@@ -15,10 +15,10 @@ nothing here draws samples.
 :func:`pvalue_figure`           Monte-Carlo vs asymptotic p-values on log–log axes
 ==============================  ===========================================================
 
-Helpers: :func:`~gendel.calibration.critical_value` (the critical value of the Monte-Carlo rule) and
-:func:`~gendel.calibration.rejects`, both from :mod:`gendel.calibration`; :func:`roc_curve`; and
+Helpers: :func:`~gendel.deletion_test.calibration.critical_value` (the critical value of the Monte-Carlo rule) and
+:func:`~gendel.deletion_test.calibration.rejects`, both from :mod:`gendel.deletion_test.calibration`; :func:`roc_curve`; and
 :func:`decision_frame` (one slider step from a
-:class:`~gendel.deletion_test.DeletionTest` and its power result).
+:class:`~gendel.deletion_test.decision.DeletionTest` and its power result).
 
 Submodules: ``decision`` (the decision figures), ``rates`` (power, ROC, p-values) and ``style``
 (colours and layout helpers).
@@ -26,10 +26,10 @@ Submodules: ``decision`` (the decision figures), ``rates`` (power, ROC, p-values
 
 from __future__ import annotations
 
-from ...calibration import critical_value, rejects
-from .decision import decision_figure, decision_frame, decision_slider_figure
-from .rates import power_figure, pvalue_figure, roc_curve, roc_figure
-from .style import ALTERNATIVE_COLOR, NULL_COLOR, STATISTIC_AXIS, STATISTIC_COLORS
+from gendel.deletion_test.calibration import critical_value, rejects
+from gendel.plotting.deletion_test.decision import decision_figure, decision_frame, decision_slider_figure
+from gendel.plotting.deletion_test.rates import power_figure, pvalue_figure, roc_curve, roc_figure
+from gendel.plotting.deletion_test.style import ALTERNATIVE_COLOR, NULL_COLOR, STATISTIC_AXIS, STATISTIC_COLORS
 
 __all__ = ["ALTERNATIVE_COLOR", "NULL_COLOR", "STATISTIC_AXIS", "STATISTIC_COLORS", "critical_value",
            "decision_figure", "decision_frame", "decision_slider_figure", "power_figure", "pvalue_figure", "rejects",

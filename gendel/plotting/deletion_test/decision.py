@@ -8,8 +8,8 @@
 :func:`decision_frame`         one slider step from a DeletionTest and its power result
 =============================  ==============================================================
 
-The critical value and the rule are those of :mod:`gendel.calibration`
-(:func:`~gendel.calibration.critical_value`, :func:`~gendel.calibration.rejects`).
+The critical value and the rule are those of :mod:`gendel.deletion_test.calibration`
+(:func:`~gendel.deletion_test.calibration.critical_value`, :func:`~gendel.deletion_test.calibration.rejects`).
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from ...calibration import PowerResult, _oriented, check_alpha, critical_value, rejects
-from ...deletion_test import STATISTIC_LABELS, STATISTICS
-from ..common import readable_figure, step_outline
-from .style import (_CRITICAL_COLOR, _REGION_FILL, ALTERNATIVE_COLOR, NULL_COLOR, STATISTIC_AXIS, _number,
+from gendel.deletion_test.calibration import PowerResult, _oriented, check_alpha, critical_value, rejects
+from gendel.deletion_test.decision import STATISTIC_LABELS, STATISTICS
+from gendel.plotting.common import readable_figure, step_outline
+from gendel.plotting.deletion_test.style import (_CRITICAL_COLOR, _REGION_FILL, ALTERNATIVE_COLOR, NULL_COLOR, STATISTIC_AXIS, _number,
                     _percent, _title)
 
 # Pixel layout of the decision figures: title (two lines), legend (one entry per line), plot,
@@ -39,10 +39,10 @@ def decision_frame(test, power, *, label=None, null=None):
 
     Parameters
     ----------
-    test : gendel.deletion_test.DeletionTest
+    test : gendel.deletion_test.decision.DeletionTest
         The test; its null statistics for ``power.m`` are taken from
         ``test.null_distribution(power.m)`` (cached there, no new draws).
-    power : gendel.deletion_test.PowerResult
+    power : gendel.deletion_test.decision.PowerResult
         ``test.power(alternative, m, alpha=...)``: the alternative statistics and the rate.
     label : str, optional
         The slider step's label (default ``"m = <m>"``).
@@ -57,7 +57,7 @@ def decision_frame(test, power, *, label=None, null=None):
     Examples
     --------
     >>> from gendel import experiments
-    >>> from gendel.deletion_test import DeletionTest
+    >>> from gendel.deletion_test.decision import DeletionTest
     >>> _, _, exact = experiments.setup("mog8", 0.5, N=100)
     >>> test = DeletionTest(exact.pretrained_, exact, n_null=99, rng=0, n_pilot=200)
     >>> frame = decision_frame(test, test.power(exact.retrained_, 20, alpha=0.1, n_rep=20, rng=1))
@@ -180,11 +180,11 @@ def decision_figure(null, alternative, *, critical=None, direction, statistic, m
         Statistics under the alternative, e.g. ``PowerResult.statistics`` for samples of the
         re-trained p̂′ (H1) or of the approximated ρ̂_ℰ·p̂ (H1′).
     critical : float or None
-        The critical value c; None computes it with :func:`~gendel.calibration.critical_value`.
+        The critical value c; None computes it with :func:`~gendel.deletion_test.calibration.critical_value`.
     direction : {+1, -1}
         ``DeletionTest.direction_``.
     statistic : str
-        One of :data:`gendel.deletion_test.STATISTICS` (names the x axis).
+        One of :data:`gendel.deletion_test.decision.STATISTICS` (names the x axis).
     m : int
         Samples per test (shown in the subtitle).
     alpha : float in (0, 1)

@@ -17,9 +17,9 @@ from fractions import Fraction
 import numpy as np
 import plotly.graph_objects as go
 
-from ...calibration import PowerResult, _oriented, check_alpha
-from ..common import readable_figure
-from .style import _CRITICAL_COLOR, _bottom_legend, _color, _name, _rgba, _statistic, _title, _top, _variant
+from gendel.deletion_test.calibration import PowerResult, _oriented, check_alpha
+from gendel.plotting.common import readable_figure
+from gendel.plotting.deletion_test.style import _CRITICAL_COLOR, _bottom_legend, _color, _name, _rgba, _statistic, _title, _top, _variant
 
 
 def _power_points(results, x):
@@ -44,7 +44,7 @@ def _power_points(results, x):
 def power_figure(curves, *, alpha, x="m", log_x=None, title=None, subtitle=None, x_title=None, colors=None):
     """Rejection rate against the sample size m (or another setting), one line per label.
 
-    Each point is a :class:`~gendel.calibration.PowerResult`; the shaded band is its exact
+    Each point is a :class:`~gendel.deletion_test.calibration.PowerResult`; the shaded band is its exact
     95 % binomial (Clopper–Pearson) interval ``low``–``high``. A dashed line marks the level α:
     against p̂ itself (H0) the rate should stay at or below it, against a model that forgot
     X′ it should rise towards 1.
@@ -53,7 +53,7 @@ def power_figure(curves, *, alpha, x="m", log_x=None, title=None, subtitle=None,
     ----------
     curves : dict
         ``label -> list of PowerResult`` (x = each result's m) or ``list of (x, PowerResult)``.
-        Labels that are names of :data:`gendel.deletion_test.STATISTICS` get their colour from
+        Labels that are names of :data:`gendel.deletion_test.decision.STATISTICS` get their colour from
         :data:`STATISTIC_COLORS` and their label from ``STATISTIC_LABELS``.
     alpha : float in (0, 1)
         The level; every result must have been computed at it.
@@ -76,7 +76,7 @@ def power_figure(curves, *, alpha, x="m", log_x=None, title=None, subtitle=None,
     Examples
     --------
     >>> import numpy as np
-    >>> from gendel.calibration import PowerResult
+    >>> from gendel.deletion_test.calibration import PowerResult
     >>> def rate(m, k):  # k of 20 tests reject
     ...     p = np.r_[np.zeros(k), np.ones(20 - k)]
     ...     return PowerResult.from_p_values(p, alpha=0.05, m=m, statistics=np.zeros(20))
@@ -176,7 +176,7 @@ def roc_figure(pairs, *, title=None, subtitle=None):
     ----------
     pairs : dict
         ``label -> (null_statistics, alternative_statistics, direction)``. Labels that are
-        names of :data:`gendel.deletion_test.STATISTICS` get their colour and label.
+        names of :data:`gendel.deletion_test.decision.STATISTICS` get their colour and label.
     title, subtitle : str, optional
 
     Returns

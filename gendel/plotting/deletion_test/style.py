@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...deletion_test import STATISTIC_LABELS
-from ..common import COLORS, NEUTRALS, rgba
+from gendel.deletion_test.decision import STATISTIC_LABELS
+from gendel.plotting.common import COLORS, NEUTRALS, rgba
 
-#: One colour per statistic of :data:`gendel.deletion_test.STATISTICS` (lines of power and ROC
+#: One colour per statistic of :data:`gendel.deletion_test.decision.STATISTICS` (lines of power and ROC
 #: figures). LR and ASC (log t) keep the colours of the §5.1 chapter (``STAT_COLORS``); dark red
 #: is kept for critical values and rejection regions, so Hellinger is brown here. A curve of the
 #: same statistic under other settings ("MMD² (h = 0.3)", "LR, m = 200") keeps the statistic's

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from ...data import EXTENT
-from ...experiments import QUESTIONS, STATISTICS, grid
-from ..common import rgba
+from gendel.synthetic.data import EXTENT
+from gendel.synthetic.experiments import QUESTIONS, STATISTICS, grid
+from gendel.plotting.common import rgba
 
 _SAMPLE_NAMES = {"H0": "Y<sub>H0</sub>", "H1": "Y<sub>H1</sub>", "D": "Y<sub>D</sub>"}
 _RATIO_NAMES = {"exact": "ρ̂", "dre": "ρ̂<sub>ℰ</sub>"}

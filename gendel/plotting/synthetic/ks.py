@@ -7,8 +7,8 @@
 :func:`variation_figure`     Appendix D KS panel (a): other m, N, R
 ===========================  =================================================================
 
-Every builder reads a :class:`gendel.experiments.Sweep` (e.g. from
-:func:`gendel.experiments.chapter_sweeps`); nothing here draws samples.
+Every builder reads a :class:`gendel.synthetic.experiments.Sweep` (e.g. from
+:func:`gendel.synthetic.experiments.chapter_sweeps`); nothing here draws samples.
 """
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ from __future__ import annotations
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from ...experiments import QUESTIONS, STATISTICS
-from ..common import LAMBDA_COLORS, NEUTRALS, STAT_LABELS, STAT_SHORT, readable_figure
-from ._common import (_check_question, _family, _finite, _k_ticks, _label_values, _legend_name, _question_sides,
+from gendel.synthetic.experiments import QUESTIONS, STATISTICS
+from gendel.plotting.common import LAMBDA_COLORS, NEUTRALS, STAT_LABELS, STAT_SHORT, readable_figure
+from gendel.plotting.synthetic._common import (_check_question, _family, _finite, _k_ticks, _label_values, _legend_name, _question_sides,
                       _title, _top_legend, _violin, _violin_range, _x_title, VIOLIN_RANGE)
-from .settings import DATASET_LABELS, FAMILY_LABELS, sample_color
-from .sliders import slider, step_index, typed_array
+from gendel.plotting.synthetic.settings import DATASET_LABELS, FAMILY_LABELS, sample_color
+from gendel.plotting.synthetic.sliders import slider, step_index, typed_array
 
 _KS_FIGURE = {"Q1": "Fig. 4(a)", "Q2": "Fig. 4(b)", "Q3": "Fig. 4(c)"}
 
@@ -37,7 +37,7 @@ def ks_curve_figure(kbc_sweep, question, stat="LR", *, initial_sigma=None, refer
 
     Parameters
     ----------
-    kbc_sweep : gendel.experiments.Sweep
+    kbc_sweep : gendel.synthetic.experiments.Sweep
         A sweep over KBC DREs whose labels are the sigma_C values.
     question : {"Q1", "Q2", "Q3"}
     stat : {"LR", "log", "tlogt", "hellinger"}
@@ -53,8 +53,8 @@ def ks_curve_figure(kbc_sweep, question, stat="LR", *, initial_sigma=None, refer
 
     Examples
     --------
-    >>> from gendel.dre import make_dre
-    >>> from gendel.experiments import sweep
+    >>> from gendel.core.dre import make_dre
+    >>> from gendel.synthetic.experiments import sweep
     >>> kbc = sweep("mog8", [0.6, 0.8], [make_dre("kbc", s) for s in (0.075, 0.1)], labels=["0.075", "0.1"],
     ...             N=60, m=20, R=5, cache=False, progress=False)
     >>> fig = ks_curve_figure(kbc, "Q3")
@@ -167,8 +167,8 @@ def ks_panels_figure(sweep_, question, stats=STATISTICS, *, title=None, referenc
 
     Examples
     --------
-    >>> from gendel.dre import make_dre
-    >>> from gendel.experiments import sweep
+    >>> from gendel.core.dre import make_dre
+    >>> from gendel.synthetic.experiments import sweep
     >>> kbc = sweep("mog8", [0.6, 0.8], [make_dre("kbc", s) for s in (0.075, 0.1)], labels=["0.075", "0.1"],
     ...             N=60, m=20, R=5, cache=False, progress=False)
     >>> len(ks_panels_figure(kbc, "Q3").data)  # four statistics, one line per lambda
@@ -216,7 +216,7 @@ def variation_figure(variations, question, stat="LR"):
     Parameters
     ----------
     variations : dict
-        ``label -> Sweep`` over KBC DREs at a single lambda (see :func:`~gendel.grids.variation_sweeps`).
+        ``label -> Sweep`` over KBC DREs at a single lambda (see :func:`~gendel.synthetic.experiments.variation_sweeps`).
 
     Returns
     -------
@@ -224,8 +224,8 @@ def variation_figure(variations, question, stat="LR"):
 
     Examples
     --------
-    >>> from gendel.dre import make_dre
-    >>> from gendel.experiments import sweep
+    >>> from gendel.core.dre import make_dre
+    >>> from gendel.synthetic.experiments import sweep
     >>> one = sweep("mog8", [0.8], [make_dre("kbc", s) for s in (0.075, 0.1)], labels=["0.075", "0.1"],
     ...             N=60, m=20, R=5, cache=False, progress=False)
     >>> len(variation_figure({"N = 60": one}, "Q3").data)

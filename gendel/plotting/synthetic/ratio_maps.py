@@ -16,14 +16,14 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from ...data import check_dataset, density
-from ...dre import make_dre
-from ...experiments import LAMBDAS, SIGMA_C, setup
-from ..common import COLORS, readable_figure
-from ..maps import RATIO_ZMAX, ratio_colorscale, square_axes
-from ._common import _grid, _title
-from .settings import DATASET_LABELS, MAP_DRES, N, SEED, SIGMA_A
-from .sliders import code_trace_style, color_codes, slider, step_index, typed_codes
+from gendel.synthetic.data import check_dataset, density
+from gendel.core.dre import make_dre
+from gendel.synthetic.experiments import LAMBDAS, SIGMA_C, setup
+from gendel.plotting.common import COLORS, readable_figure
+from gendel.plotting.maps import RATIO_ZMAX, ratio_colorscale, square_axes
+from gendel.plotting.synthetic._common import _grid, _title
+from gendel.plotting.synthetic.settings import DATASET_LABELS, MAP_DRES, N, SEED, SIGMA_A
+from gendel.plotting.synthetic.sliders import code_trace_style, color_codes, slider, step_index, typed_codes
 
 
 def setup_figure(dataset, lam=0.8, *, N=N, sigma_a=SIGMA_A, seed=SEED, variance=None, resolution=72):
@@ -32,8 +32,8 @@ def setup_figure(dataset, lam=0.8, *, N=N, sigma_a=SIGMA_A, seed=SEED, variance=
     Panels: (a) p_*, (b) p_*', (c) the pre-trained KDE p_hat on X, (d) the re-trained KDE
     p_hat' on X \\ X', (e) rho_hat = p_hat' / p_hat, (f) X' (red) and X \\ X' (blue). The four
     densities share one colour scale; X and X' are those of the experiments
-    (:func:`gendel.experiments.setup` with the same seed). ``variance`` is the MoG-8 component
-    variance (None: the default 0.1 of :func:`gendel.data.mog8`).
+    (:func:`gendel.synthetic.experiments.setup` with the same seed). ``variance`` is the MoG-8 component
+    variance (None: the default 0.1 of :func:`gendel.synthetic.data.mog8`).
 
     Returns
     -------

@@ -14,12 +14,12 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from ...experiments import QUESTIONS
-from ..common import LAMBDA_COLORS, STAT_SHORT, readable_figure, rgba
-from ._common import (_check_question, _family, _finite, _k_ticks, _label_values, _legend_name, _question_sides,
+from gendel.synthetic.experiments import QUESTIONS
+from gendel.plotting.common import LAMBDA_COLORS, STAT_SHORT, readable_figure, rgba
+from gendel.plotting.synthetic._common import (_check_question, _family, _finite, _k_ticks, _label_values, _legend_name, _question_sides,
                       _title, _top_legend, _x_title)
-from .settings import DATASET_LABELS, FAMILY_LABELS, sample_color
-from .sliders import slider, step_index
+from gendel.plotting.synthetic.settings import DATASET_LABELS, FAMILY_LABELS, sample_color
+from gendel.plotting.synthetic.sliders import slider, step_index
 
 
 def ridgeline_figure(sweeps, question, stats=("LR", "tlogt"), *, lams=None, initial_lam=0.8, title=None):
@@ -39,7 +39,7 @@ def ridgeline_figure(sweeps, question, stats=("LR", "tlogt"), *, lams=None, init
     ----------
     sweeps : dict
         ``{"knn": Sweep, "kbc": Sweep}`` (either may be left out), e.g. from
-        :func:`~gendel.grids.chapter_sweeps`.
+        :func:`~gendel.synthetic.experiments.chapter_sweeps`.
     question : {"Q1", "Q2", "Q3"}
     stats : sequence of str
         Statistics, one panel per statistic and family.
@@ -53,8 +53,8 @@ def ridgeline_figure(sweeps, question, stats=("LR", "tlogt"), *, lams=None, init
 
     Examples
     --------
-    >>> from gendel.dre import make_dre
-    >>> from gendel.experiments import sweep
+    >>> from gendel.core.dre import make_dre
+    >>> from gendel.synthetic.experiments import sweep
     >>> kbc = sweep("mog8", [0.6, 0.8], [make_dre("kbc", s) for s in (0.075, 0.1)], labels=["0.075", "0.1"],
     ...             N=60, m=20, R=5, cache=False, progress=False)
     >>> fig = ridgeline_figure({"kbc": kbc}, "Q3", initial_lam=0.6)
@@ -334,7 +334,7 @@ def acceptance_figure(sweeps_by_dataset):
     Parameters
     ----------
     sweeps_by_dataset : dict
-        ``dataset -> {"kbc": Sweep, "knn": Sweep}`` (from :func:`~gendel.grids.chapter_sweeps`).
+        ``dataset -> {"kbc": Sweep, "knn": Sweep}`` (from :func:`~gendel.synthetic.experiments.chapter_sweeps`).
 
     Returns
     -------
@@ -344,8 +344,8 @@ def acceptance_figure(sweeps_by_dataset):
 
     Examples
     --------
-    >>> from gendel.dre import make_dre
-    >>> from gendel.experiments import sweep
+    >>> from gendel.core.dre import make_dre
+    >>> from gendel.synthetic.experiments import sweep
     >>> kbc = sweep("mog8", [0.6, 0.8], [make_dre("kbc", s) for s in (0.075, 0.1)], labels=["0.075", "0.1"],
     ...             N=60, m=20, R=5, cache=False, progress=False)
     >>> knn = sweep("mog8", [0.6, 0.8], [make_dre("knn", k) for k in (3, 6)], labels=["3", "6"],

@@ -1,7 +1,7 @@
 """The settings, labels and verdict rule shared by the pages of the synthetic-data chapter.
 
 The grids the pages sweep (``LAMBDAS``, ``SIGMA_C``, ``KNN_K``, ...) are constants of
-:mod:`gendel.experiments`; this module holds the single settings of the paper's §5.1 protocol,
+:mod:`gendel.synthetic.experiments`; this module holds the single settings of the paper's §5.1 protocol,
 the yardstick of the KS plots and the DREs of the ratio maps.
 """
 
@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from functools import partial
 
-from ...claims import ks_critical, verdict
-from ...data import DATASETS
-from ...dre import DRE_CHOICES, make_dre
-from ...protocol import PAPER
-from ..common import COLORS
+from gendel.claims.base import ks_critical, verdict
+from gendel.synthetic.data import DATASETS
+from gendel.core.dre import DRE_CHOICES, make_dre
+from gendel.synthetic.protocol import PAPER
+from gendel.plotting.common import COLORS
 
-#: The paper's settings of §5.1 (:data:`gendel.protocol.PAPER`): data set size N, samples per
+#: The paper's settings of §5.1 (:data:`gendel.synthetic.protocol.PAPER`): data set size N, samples per
 #: repeat m, repeats R, KDE bandwidth sigma_A and the seed of the chapter.
 N, M, R, SIGMA_A, SEED = PAPER.N, PAPER.m, PAPER.R, PAPER.sigma_a, PAPER.seed
 #: Critical value of the two-sample KS test at level 5 % with R = 250 values on each side,
@@ -23,11 +23,11 @@ N, M, R, SIGMA_A, SEED = PAPER.N, PAPER.m, PAPER.R, PAPER.sigma_a, PAPER.seed
 KS_CRITICAL_5 = ks_critical(R)
 
 #: The DREs of the ratio maps of Fig. 3 and its Appendix D extensions: label -> unfitted DRE
-#: factory, from the table :data:`gendel.dre.DRE_CHOICES`.
+#: factory, from the table :data:`gendel.core.dre.DRE_CHOICES`.
 MAP_DRES = {DRE_CHOICES[kind].describe(value): partial(make_dre, kind, value)
             for kind, value in (("kbc", 0.075), ("kbc", 0.125), ("knn", 10), ("knn", 20))}
 
-DATASET_LABELS = DATASETS  # the same dict as gendel.data.DATASETS
+DATASET_LABELS = DATASETS  # the same dict as gendel.synthetic.data.DATASETS
 #: Short names of the two DRE families the chapter sweeps.
 FAMILY_LABELS = {kind: DRE_CHOICES[kind].short for kind in ("kbc", "knn")}
 

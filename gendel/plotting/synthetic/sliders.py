@@ -14,7 +14,7 @@ import base64
 
 import numpy as np
 
-from ..maps import ratio_colorscale
+from gendel.plotting.maps import ratio_colorscale
 
 #: Colour codes 0..LEVELS of the slider maps (8 bits).
 LEVELS = 254

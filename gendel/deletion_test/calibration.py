@@ -16,7 +16,7 @@ Error rates of repeated tests: :func:`binomial_interval` (independent tests, exa
 Clopper-Pearson interval), :func:`type_one_band` (tests that share one null sample, a
 Beta-binomial law) and :class:`PowerResult` (a rejection rate with its interval).
 
-This module is pure numpy/scipy; :class:`gendel.deletion_test.DeletionTest` simulates the null
+This module is pure numpy/scipy; :class:`gendel.deletion_test.decision.DeletionTest` simulates the null
 samples and uses it, and re-exports every name here.
 """
 
@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import stats as _sps
 
-from ._validation import check_count
+from gendel._validation import check_count
 
 
 def check_alpha(alpha):
@@ -231,7 +231,7 @@ def type_one_band(n_rep, n_null, alpha, level=0.99):
 
 @dataclass(frozen=True)
 class PowerResult:
-    """The rejection rate of :meth:`~gendel.deletion_test.DeletionTest.power` with its exact 95 % binomial interval.
+    """The rejection rate of :meth:`~gendel.deletion_test.decision.DeletionTest.power` with its exact 95 % binomial interval.
 
     ``statistics`` and ``p_values`` hold one entry per replicate (natural scale).
 

@@ -18,8 +18,8 @@ import warnings
 
 import numpy as np
 
-from ._validation import Estimator, NotFittedError, check_count, check_positive, check_rng, is_fitted, plain
-from .stats import _real
+from gendel._validation import Estimator, NotFittedError, check_count, check_positive, check_rng, is_fitted, plain
+from gendel.deletion_test.stats import _real
 
 #: The largest default number of proposals of one :meth:`ApproximateDeletion.sample` call.
 MAX_DEFAULT_PROPOSALS = 10_000_000
@@ -83,7 +83,7 @@ class ApproximateDeletion(Estimator):
     ----------
     model : object
         The fitted pre-trained model p_hat; anything with ``sample(m, rng=...)`` returning an
-        array of m points (a :class:`gendel.models.KDE`, a :class:`gendel.models.DCGAN`, ...).
+        array of m points (a :class:`gendel.core.models.KDE`, a :class:`gendel.core.models.DCGAN`, ...).
     dre : object
         A fitted density ratio estimator with ``log_ratio(Y)``.
     bound : float, optional
@@ -117,8 +117,8 @@ class ApproximateDeletion(Estimator):
     Examples
     --------
     >>> import numpy as np
-    >>> from gendel.deletion import ApproximateDeletion
-    >>> from gendel.dre import ExactKDERatio
+    >>> from gendel.core.deletion import ApproximateDeletion
+    >>> from gendel.core.dre import ExactKDERatio
     >>> X = np.random.default_rng(0).normal(size=(100, 1))
     >>> exact = ExactKDERatio(bandwidth=0.2).fit(X, X[:, 0] > 1.0)   # forget the right tail
     >>> sampler = ApproximateDeletion(exact.pretrained_, exact)
@@ -208,7 +208,7 @@ class ApproximateDeletion(Estimator):
         Examples
         --------
         >>> import numpy as np
-        >>> from gendel.dre import ExactKDERatio
+        >>> from gendel.core.dre import ExactKDERatio
         >>> X = np.random.default_rng(0).normal(size=(100, 1))
         >>> exact = ExactKDERatio(bandwidth=0.2).fit(X, np.arange(50))
         >>> ApproximateDeletion(exact.pretrained_, exact).check_proposals(10**7)  # doctest: +ELLIPSIS
@@ -275,7 +275,7 @@ class ApproximateDeletion(Estimator):
         Examples
         --------
         >>> import numpy as np
-        >>> from gendel.dre import ExactKDERatio
+        >>> from gendel.core.dre import ExactKDERatio
         >>> X = np.random.default_rng(0).normal(size=(100, 1))
         >>> exact = ExactKDERatio(bandwidth=0.2).fit(X, X[:, 0] > 1.0)
         >>> sampler = ApproximateDeletion(exact.pretrained_, exact)
@@ -309,7 +309,7 @@ class ApproximateDeletion(Estimator):
         rate = 1.0 / self.bound_  # the rate when rho_hat_E is normalised under p_hat
         bar = None
         if estimate is not None and estimate[1] > PROGRESS_FROM_SECONDS:
-            from ._progress import progress_bar
+            from gendel._progress import progress_bar
 
             bar = progress_bar(total=m, desc="Alg. 1 (rejection sampling)", unit="sample", leave=False)
         try:

@@ -18,7 +18,7 @@ import dataclasses
 import numpy as np
 from scipy.special import expit
 
-from ._validation import check_bandwidth, check_points
+from gendel._validation import check_bandwidth, check_points
 
 #: The phi functions of the paper's experiments, by name: log(t), t log(t) (KL) and
 #: (sqrt(t) - 1)^2 (squared Hellinger).
@@ -283,7 +283,7 @@ class Statistic:
         [0.5, 2.0]
         """
         if not self.needs_ratio:
-            raise ValueError(f"{self.key} is not computed from log ratios; use gendel.stats.mmd2_unbiased on "
+            raise ValueError(f"{self.key} is not computed from log ratios; use gendel.deletion_test.stats.mmd2_unbiased on "
                              "the samples")
         if self.phi is None:
             return likelihood_ratio(log_ratio_Y)

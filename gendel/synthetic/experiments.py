@@ -1,7 +1,7 @@
-"""Runs of the §5.1 protocol: per-repeat statistics, sweeps over lambda and DREs, the chapter grids.
+"""Runs of the §5.1 protocol: per-repeat statistics, sweeps over lambda and DREs, the chapter's grids.
 
 The protocol itself (how X, X' and the sample sets are drawn, and what Q1-Q3 compare) is
-described in :mod:`gendel.protocol`; its settings are one :class:`~gendel.protocol.Protocol`.
+described in :mod:`gendel.synthetic.protocol`; its settings are one :class:`~gendel.synthetic.protocol.Protocol`.
 """
 
 from __future__ import annotations
@@ -12,15 +12,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._progress import progress_bar
-from .cache import CacheWarning, atomic_write, cache_path, estimator_config, load_npz, usable_cache_dir
-from .cache import cache_dir  # noqa: F401  (re-exported)
-from .deletion import ApproximateDeletion
-from .dre import DensityRatioEstimator
-from .protocol import KEYS, PAPER, QUESTION_TITLES, QUESTIONS, STATISTICS, Protocol, shared  # noqa: F401
-from .protocol import log_ratios as _log_ratios
-from .protocol import setup as _protocol_setup
-from .stats import PHI_NAMES, asc, ks_statistic, likelihood_ratio
+from gendel._progress import progress_bar
+from gendel._validation import check_count
+from gendel.synthetic import data as _data
+from gendel.cache import CacheWarning, atomic_write, cache_path, estimator_config, load_npz, usable_cache_dir
+from gendel.cache import cache_dir  # noqa: F401  (re-exported)
+from gendel.core.deletion import ApproximateDeletion
+from gendel.core.dre import DensityRatioEstimator, KernelClassifierDRE, KNNClassifierDRE
+from gendel.synthetic.protocol import KEYS, PAPER, QUESTION_TITLES, QUESTIONS, STATISTICS, Protocol, shared  # noqa: F401
+from gendel.synthetic.protocol import log_ratios as _log_ratios
+from gendel.synthetic.protocol import setup as _protocol_setup
+from gendel.deletion_test.stats import PHI_NAMES, asc, ks_statistic, likelihood_ratio
 
 @dataclass
 class SyntheticStatistics:
@@ -50,7 +52,7 @@ class SyntheticStatistics:
 
     Examples
     --------
-    >>> from gendel.dre import KNNClassifierDRE
+    >>> from gendel.core.dre import KNNClassifierDRE
     >>> res = synthetic_statistics("ckb8", 0.5, KNNClassifierDRE(k=5), N=60, m=20, R=4)
     >>> res.lr["H1", "dre"].shape, res.settings["dre"]
     ((4,), 'KNNClassifierDRE(k=5)')
@@ -93,7 +95,7 @@ def synthetic_statistics(dataset, lam=None, dre=None, *, N=None, m=None, R=None,
     """Run the §5.1 protocol once and return the per-repeat LR/ASC statistics and KS values.
 
     Call it as ``synthetic_statistics(dataset, lam, dre, N=..., ...)`` or as
-    ``synthetic_statistics(protocol, dre)`` with a :class:`~gendel.protocol.Protocol`.
+    ``synthetic_statistics(protocol, dre)`` with a :class:`~gendel.synthetic.protocol.Protocol`.
 
     Parameters
     ----------
@@ -110,7 +112,7 @@ def synthetic_statistics(dataset, lam=None, dre=None, *, N=None, m=None, R=None,
     seed : int
         Seed of all randomness (None: 0); the same seed gives the same numbers.
     variance : float, optional
-        MoG-8 only: the component variance v of N(mu_i, v I) (default: ``gendel.data.mog8``'s
+        MoG-8 only: the component variance v of N(mu_i, v I) (default: ``gendel.synthetic.data.mog8``'s
         0.1, the literal reading of Appendix D.1; 0.01 is the reading "0.1 is the std").
 
     Returns
@@ -119,7 +121,7 @@ def synthetic_statistics(dataset, lam=None, dre=None, *, N=None, m=None, R=None,
 
     Examples
     --------
-    >>> from gendel.dre import KernelClassifierDRE
+    >>> from gendel.core.dre import KernelClassifierDRE
     >>> res = synthetic_statistics("mog8", 0.5, KernelClassifierDRE(bandwidth=0.1), N=60, m=20, R=4)
     >>> res.values["LR"]["H0", "dre"].shape, 0 <= res.ks["Q1", "LR"] <= 1
     ((4,), True)
@@ -171,7 +173,7 @@ def cached_synthetic_statistics(dataset, lam=None, dre=None, *, N=None, m=None, 
 
     Examples
     --------
-    >>> from gendel.dre import KNNClassifierDRE
+    >>> from gendel.core.dre import KNNClassifierDRE
     >>> first = cached_synthetic_statistics("mog8", 0.5, KNNClassifierDRE(k=5), N=60, m=20, R=4)
     >>> again = cached_synthetic_statistics("mog8", 0.5, KNNClassifierDRE(k=5), N=60, m=20, R=4)
     >>> again.dre is None, again.ks == first.ks  # the second one is read from the disk
@@ -218,7 +220,7 @@ class Sweep:
 
     Examples
     --------
-    >>> from gendel.grids import kbc_dres
+    >>> from gendel.synthetic.experiments import kbc_dres
     >>> s = sweep("mog8", [0.5], kbc_dres([0.1, 0.2]), labels=["0.1", "0.2"], N=40, m=10, R=3,
     ...           cache=False, progress=False)
     >>> s.lams, s.labels, s.ks("Q3", "LR").shape
@@ -238,14 +240,14 @@ def sweep(dataset, lams, dres, *, labels=None, N=None, m=None, R=None, sigma_a=N
           cache=True, progress=True):
     """Run :func:`synthetic_statistics` for every lambda and DRE, with a progress bar and a cache.
 
-    Settings left at None take the paper's values (:data:`gendel.protocol.PAPER`). Every
+    Settings left at None take the paper's values (:data:`gendel.synthetic.protocol.PAPER`). Every
     setting is checked before the first cell runs. Each cell is cached on disk on its own, so an
     interrupted sweep resumes where it stopped. Set ``TQDM_DISABLE=1`` (or ``progress=False``)
     to hide the progress bar.
 
     Examples
     --------
-    >>> from gendel.dre import KNNClassifierDRE
+    >>> from gendel.core.dre import KNNClassifierDRE
     >>> s = sweep("mog8", [0.5, 0.7], [KNNClassifierDRE(k=3)], N=40, m=10, R=3, cache=False, progress=False)
     >>> s.ks("Q1").shape
     (2, 1)
@@ -269,10 +271,10 @@ def sweep(dataset, lams, dres, *, labels=None, N=None, m=None, R=None, sigma_a=N
 def setup(dataset, lam=None, *, N=None, sigma_a=None, seed=None, variance=None):
     """The fixed part of one seed of the protocol: X, the deletion mask and the exact ratio.
 
-    Returns ``(X, deleted, exact)`` where ``exact`` is the fitted :class:`~gendel.dre.ExactKDERatio`
+    Returns ``(X, deleted, exact)`` where ``exact`` is the fitted :class:`~gendel.core.dre.ExactKDERatio`
     (with ``.pretrained_`` and ``.retrained_`` KDEs). Identical to what
     :func:`synthetic_statistics` uses for the same arguments; ``dataset`` may be a
-    :class:`~gendel.protocol.Protocol`.
+    :class:`~gendel.synthetic.protocol.Protocol`.
 
     Examples
     --------
@@ -284,17 +286,140 @@ def setup(dataset, lam=None, *, N=None, sigma_a=None, seed=None, variance=None):
     return _protocol_setup(protocol)
 
 
-_GRID_NAMES = ("KNN_K", "KNN_LAMBDAS", "LAMBDAS", "PAPER_SETTINGS", "SIGMA_C", "VARIATIONS", "chapter_sweeps",
-               "evaluate_on_grid", "grid", "kbc_dres", "knn_dres", "variation_sweeps")
+# ---- The chapter's grids (§5.1, Appendix D) and evaluation grids for maps -----------------------------
 
 
-def __getattr__(name):
-    # The chapter's grids live in gendel.grids, which builds on this module; re-exported here.
-    if name in _GRID_NAMES:
-        from . import grids
+def grid(extent, resolution=150):
+    """A regular grid over ``extent = (x0, x1, y0, y1)``.
 
-        return getattr(grids, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    Returns ``xs``, ``ys`` and the (resolution**2, 2) array of grid points, row by row in y
+    (point ``iy * resolution + ix`` is ``(xs[ix], ys[iy])``).
+
+    Examples
+    --------
+    >>> xs, ys, points = grid((0, 1, 0, 2), resolution=3)
+    >>> points[:4].tolist()
+    [[0.0, 0.0], [0.5, 0.0], [1.0, 0.0], [0.0, 1.0]]
+    """
+    resolution = check_count(resolution, "resolution", minimum=2)
+    x0, x1, y0, y1 = extent
+    xs, ys = np.linspace(x0, x1, resolution), np.linspace(y0, y1, resolution)
+    gx, gy = np.meshgrid(xs, ys)
+    return xs, ys, np.column_stack([gx.ravel(), gy.ravel()])
+
+
+def evaluate_on_grid(fn, extent, resolution=150):
+    """Evaluate ``fn`` (points (n, 2) -> values (n,)) on a regular grid over ``extent``.
+
+    Returns ``xs``, ``ys`` and the (resolution, resolution) array ``Z[iy, ix] = fn((xs[ix], ys[iy]))``.
+
+    Examples
+    --------
+    >>> xs, ys, Z = evaluate_on_grid(lambda p: p[:, 0] + 10 * p[:, 1], (0, 1, 0, 1), resolution=2)
+    >>> Z.tolist()
+    [[0.0, 1.0], [10.0, 11.0]]
+    """
+    xs, ys, points = grid(extent, resolution)
+    return xs, ys, np.asarray(fn(points)).reshape(len(ys), len(xs))
+
+
+# --------------------------------------------------------------------------------------------
+# The grids of the book's chapter on the synthetic data (§5.1 and Appendix D)
+
+#: The paper's settings of §5.1 / Appendix D (and the seed of the book).
+PAPER_SETTINGS = {k: v for k, v in PAPER.settings().items() if k in ("N", "m", "R", "sigma_a", "seed")}
+#: lambda of the KBC sweeps and of the ratio maps (Appendix D).
+LAMBDAS = (0.5, 0.6, 0.7, 0.8, 0.9)
+#: KBC bandwidths sigma_C: symmetric around sigma_A = 0.1 in steps of 0.0125, with the paper's
+#: 0.075 and 0.125.
+SIGMA_C = (0.05, 0.0625, 0.075, 0.0875, 0.1, 0.1125, 0.125, 0.1375, 0.15)
+#: k of the kNN DREs: the two of Fig. 3, one below and one at the top of the "moderate" range
+#: 10-50 of Appendix D (the cost of a kNN cell grows about linearly with k).
+KNN_K = (5, 10, 20, 50)
+#: lambda of the kNN sweeps: the values of the Appendix D distribution panels.
+KNN_LAMBDAS = (0.6, 0.7, 0.8, 0.9)
+#: The (m, N, R) variations of panel (a) of the Appendix D KS figures (MoG-8, lambda = 0.8).
+VARIATIONS = {"m = 200": {"m": 200}, "N = 200": {"N": 200}, "R = 100": {"R": 100}}
+
+
+def kbc_dres(sigmas=SIGMA_C):
+    """One KBC DRE per sigma_C.
+
+    Examples
+    --------
+    >>> kbc_dres([0.075, 0.125])
+    [KernelClassifierDRE(bandwidth=0.075), KernelClassifierDRE(bandwidth=0.125)]
+    """
+    return [KernelClassifierDRE(bandwidth=s) for s in sigmas]
+
+
+def knn_dres(ks=KNN_K):
+    """One kNN DRE per k.
+
+    Examples
+    --------
+    >>> knn_dres([10, 20])
+    [KNNClassifierDRE(k=10), KNNClassifierDRE(k=20)]
+    """
+    return [KNNClassifierDRE(k=k) for k in ks]
+
+
+def chapter_sweeps(dataset, *, progress=True, **settings):
+    """The KBC and kNN sweeps of the book's chapter for one data set (disk-cached per cell).
+
+    ``settings`` override :data:`PAPER_SETTINGS` (N, m, R, sigma_a, seed).
+
+    Returns
+    -------
+    dict
+        ``{"kbc": Sweep over LAMBDAS x SIGMA_C, "knn": Sweep over KNN_LAMBDAS x KNN_K}``.
+
+    Examples
+    --------
+    At the paper's settings this takes minutes (once; then it is read from the disk cache).
+    With small settings:
+
+    >>> sweeps = chapter_sweeps("ckb8", N=40, m=5, R=2, cache=False, progress=False)
+    >>> sweeps["kbc"].ks("Q1").shape, sweeps["knn"].ks("Q1").shape
+    ((5, 9), (4, 4))
+    """
+    dataset = _data.check_dataset(dataset)
+    kw = {**PAPER_SETTINGS, **settings, "progress": progress}
+    return {
+        "kbc": sweep(dataset, LAMBDAS, kbc_dres(), labels=[f"{s:g}" for s in SIGMA_C], **kw),
+        "knn": sweep(dataset, KNN_LAMBDAS, knn_dres(), labels=[str(k) for k in KNN_K], **kw),
+    }
+
+
+def variation_sweeps(dataset="mog8", lam=0.8, variations=None, *, progress=True):
+    """KBC sweeps at one lambda with the (m, N, R) variations of Appendix D, panel (a).
+
+    Returns a dict ``label -> Sweep``; the label ``"paper (m = N = 400, R = 250)"`` is the
+    baseline, the others change one of m, N, R (``VARIATIONS`` by default).
+
+    Examples
+    --------
+    >>> list(VARIATIONS)
+    ['m = 200', 'N = 200', 'R = 100']
+    >>> variation_sweeps("mog8", 0.8, {"R = 100": {"R": 100}})  # a 1-hour run at the paper's N and m  # doctest: +SKIP
+    """
+    variations = VARIATIONS if variations is None else variations
+    base = PAPER_SETTINGS
+    # every variation is checked before the first sweep runs
+    for label, change in variations.items():
+        unknown = set(change) - {"N", "m", "R"}
+        if unknown:
+            raise ValueError(f"a variation may change N, m or R only; {label!r} changes {sorted(unknown)}")
+        Protocol.of(dataset, lam, **{**base, **change})
+    out = {}
+    for label, change in {f"paper (m = N = {base['N']}, R = {base['R']})": {}, **variations}.items():
+        out[label] = sweep(dataset, [lam], kbc_dres(), labels=[f"{s:g}" for s in SIGMA_C],
+                           progress=progress, **{**base, **change})
+    return out
+
+
+__all__ = ["KNN_K", "KNN_LAMBDAS", "LAMBDAS", "PAPER_SETTINGS", "SIGMA_C", "VARIATIONS", "chapter_sweeps",
+           "evaluate_on_grid", "grid", "kbc_dres", "knn_dres", "variation_sweeps"]
 
 
 __all__ = [

@@ -20,7 +20,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .common import NEUTRALS, plotly_text, readable_figure
+from gendel.plotting.common import NEUTRALS, plotly_text, readable_figure
 
 #: A colour per curve or bar group, in the order the estimators are given.
 PALETTE = NEUTRALS
@@ -70,7 +70,7 @@ def log_ratio_scatter_figure(true, estimates, *, title=None, height=420):
     Examples
     --------
     >>> import numpy as np
-    >>> from gendel.plotting.vdm import log_ratio_scatter_figure
+    >>> from gendel.plotting.vdm_dre import log_ratio_scatter_figure
     >>> rng = np.random.default_rng(0)
     >>> true = rng.normal(size=50)
     >>> fig = log_ratio_scatter_figure(true, {"VDM": true + 0.1 * rng.normal(size=50), "KBC": 0.5 * true})
@@ -126,7 +126,7 @@ def log_ratio_maps_figure(xs, ys, maps, *, zmax=None, title=None, height=360):
     Examples
     --------
     >>> import numpy as np
-    >>> from gendel.plotting.vdm import log_ratio_maps_figure
+    >>> from gendel.plotting.vdm_dre import log_ratio_maps_figure
     >>> xs = ys = np.linspace(-2.0, 2.0, 5)
     >>> true = np.add.outer(ys, xs) / 4                       # log ρ on the grid, Z[iy, ix]
     >>> fig = log_ratio_maps_figure(xs, ys, [("true log ρ", true), ("VDM", 0.8 * true)])
@@ -184,7 +184,7 @@ def objective_figure(histories, *, references=None, title=None, height=400):
 
     Examples
     --------
-    >>> from gendel.plotting.vdm import objective_figure
+    >>> from gendel.plotting.vdm_dre import objective_figure
     >>> fig = objective_figure({"T, 64 units": [0.02, 0.06, 0.08]}, references={"log N/(N − N′)": 0.105})
     >>> [trace.name for trace in fig.data], len(fig.data[0].x)
     (['T, 64 units', 'log N/(N − N′)'], 3)
@@ -239,7 +239,7 @@ def class_ratio_figure(class_names, means, exact, *, title=None, height=420):
 
     Examples
     --------
-    >>> from gendel.plotting.vdm import class_ratio_figure
+    >>> from gendel.plotting.vdm_dre import class_ratio_figure
     >>> fig = class_ratio_figure(["0", "1", "2"], {"VDM": [0.6, 1.2, 0.7]}, exact=[0.5, 1.25, 0.5])
     >>> [trace.type for trace in fig.data], fig.data[1].name
     (['bar', 'scatter'], 'exact class-level ratio')

@@ -26,9 +26,9 @@ from typing import Callable
 import numpy as np
 from scipy.spatial import cKDTree
 
-from ._kernels import GaussianKernelSums
-from ._validation import Estimator, check_bandwidth, check_count, check_deletion, check_kernel_scale, check_points, plain
-from .models import KDE
+from gendel._kernels import GaussianKernelSums
+from gendel._validation import Estimator, check_bandwidth, check_count, check_deletion, check_kernel_scale, check_points, plain
+from gendel.core.models import KDE
 
 
 class DensityRatioEstimator(Estimator):
@@ -52,7 +52,7 @@ class DensityRatioEstimator(Estimator):
     Examples
     --------
     >>> import numpy as np
-    >>> from gendel.dre import KernelClassifierDRE
+    >>> from gendel.core.dre import KernelClassifierDRE
     >>> X = np.random.default_rng(0).normal(size=(40, 2))
     >>> dre = KernelClassifierDRE(bandwidth=0.5).fit(X, np.arange(10))
     >>> dre.n_samples_, dre.n_deleted_, dre.ratio_bound_   # doctest: +ELLIPSIS
@@ -124,13 +124,13 @@ class ExactKDERatio(DensityRatioEstimator):
 
     Attributes
     ----------
-    pretrained_, retrained_ : gendel.models.KDE
+    pretrained_, retrained_ : gendel.core.models.KDE
         The KDEs on X and on X \\ X'.
 
     Examples
     --------
     >>> import numpy as np
-    >>> from gendel.dre import ExactKDERatio
+    >>> from gendel.core.dre import ExactKDERatio
     >>> X = np.array([[0.0], [0.1], [5.0]])
     >>> exact = ExactKDERatio(bandwidth=0.5).fit(X, np.array([2]))   # forget the point at 5
     >>> exact
@@ -182,7 +182,7 @@ class ClassifierDRE(DensityRatioEstimator):
     --------
     >>> import numpy as np
     >>> from sklearn.linear_model import LogisticRegression
-    >>> from gendel.dre import ClassifierDRE
+    >>> from gendel.core.dre import ClassifierDRE
     >>> X = np.random.default_rng(0).normal(size=(200, 2))
     >>> dre = ClassifierDRE(LogisticRegression()).fit(X, X[:, 0] > 1.0)
     >>> dre
@@ -237,7 +237,7 @@ class KernelClassifierDRE(ClassifierDRE):
     Examples
     --------
     >>> import numpy as np
-    >>> from gendel.dre import ExactKDERatio, KernelClassifierDRE
+    >>> from gendel.core.dre import ExactKDERatio, KernelClassifierDRE
     >>> X = np.random.default_rng(0).normal(size=(50, 2))
     >>> kbc = KernelClassifierDRE(bandwidth=0.3).fit(X, np.arange(10))
     >>> kbc
@@ -283,7 +283,7 @@ class KNNClassifierDRE(ClassifierDRE):
     Examples
     --------
     >>> import numpy as np
-    >>> from gendel.dre import KNNClassifierDRE
+    >>> from gendel.core.dre import KNNClassifierDRE
     >>> X = np.array([[0.0], [0.1], [0.2], [5.0], [5.1]])
     >>> knn = KNNClassifierDRE(k=2).fit(X, np.array([3, 4]))   # forget the two points near 5
     >>> knn
@@ -389,12 +389,3 @@ def make_dre(kind, value=None):
     except (KeyError, TypeError):
         raise ValueError(f"dre must be one of {tuple(DRE_CHOICES)}; got {kind!r}") from None
     return choice.make(value)
-
-
-def __getattr__(name):
-    # The VDM estimator needs torch: it is imported on first use so that the 2-D half does not load it.
-    if name == "VDMDRE":
-        from .gan.vdm import VDMDRE
-
-        return VDMDRE
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,7 +1,7 @@
-"""The figures of the explorer panel (:class:`gendel.widgets.ExplorerPanel`), built and drawn.
+"""The figures of the explorer panel (:class:`gendel.panels.explorer.ExplorerPanel`), built and drawn.
 
 ``build_*`` make the empty figures (plain ``plotly.graph_objects.Figure``; the panel wraps them in
-``FigureWidget``), ``draw_*`` fill them from :class:`gendel.explorer.ExplorerState`'s results.
+``FigureWidget``), ``draw_*`` fill them from :class:`gendel.panels.explorer_state.ExplorerState`'s results.
 Each works on a ``Figure`` and a ``FigureWidget`` alike; nothing here imports ipywidgets.
 """
 
@@ -11,11 +11,11 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .experiments import QUESTIONS, STATISTICS
-from .explorer import describe_dre, describe_settings
-from .plotting.common import STAT_COLORS, STAT_LABELS, STAT_SHORT, plotly_text, readable_figure, rgba
-from .plotting.maps import RATIO_ZMAX, ratio_colorscale, ratio_heatmap, square_axes
-from .plotting.synthetic.settings import sample_color
+from gendel.synthetic.experiments import QUESTIONS, STATISTICS
+from gendel.panels.explorer_state import describe_dre, describe_settings
+from gendel.plotting.common import STAT_COLORS, STAT_LABELS, STAT_SHORT, plotly_text, readable_figure, rgba
+from gendel.plotting.maps import RATIO_ZMAX, ratio_colorscale, ratio_heatmap, square_axes
+from gendel.plotting.synthetic.settings import sample_color
 
 #: Width in pixels of the panel's figures in a live notebook (static snapshots fill their column).
 LIVE_WIDTH = 980
@@ -188,7 +188,7 @@ def compact(z, digits=4):
 
 
 def draw_maps(fig, maps, s, N, *, axes=True, exact=True):
-    """Draw :class:`~gendel.explorer.RatioMaps` ``maps`` of settings ``s`` (training set size ``N``) into ``fig``.
+    """Draw :class:`~gendel.panels.explorer_state.RatioMaps` ``maps`` of settings ``s`` (training set size ``N``) into ``fig``.
 
     Two messages to the browser: the ratio maps, then the error map with the titles.
     ``axes=False`` keeps the axes and the grid coordinates as they are (they depend on the data

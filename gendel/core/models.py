@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._kernels import GaussianKernelSums, log_normaliser
-from ._validation import Estimator, check_bandwidth, check_count, check_kernel_scale, check_points, check_rng, plain
+from gendel._kernels import GaussianKernelSums, log_normaliser
+from gendel._validation import Estimator, check_bandwidth, check_count, check_kernel_scale, check_points, check_rng, plain
 
 
 class KDE(Estimator):
@@ -36,7 +36,7 @@ class KDE(Estimator):
     Examples
     --------
     >>> import numpy as np
-    >>> from gendel.models import KDE
+    >>> from gendel.core.models import KDE
     >>> kde = KDE(bandwidth=1.0).fit([[0.0], [2.0]])
     >>> kde
     KDE(bandwidth=1.0)
@@ -96,7 +96,7 @@ class EmpiricalModel:
     Examples
     --------
     >>> import numpy as np
-    >>> from gendel.models import EmpiricalModel
+    >>> from gendel.core.models import EmpiricalModel
     >>> EmpiricalModel(np.arange(6.0).reshape(3, 2)).sample(4, rng=np.random.default_rng(0)).shape
     (4, 2)
     """
@@ -115,12 +115,3 @@ class EmpiricalModel:
 
     def __repr__(self):
         return f"EmpiricalModel(X of shape {self.X.shape})"
-
-
-def __getattr__(name):
-    # The DCGAN needs torch: it is imported on first use so that the 2-D half does not load it.
-    if name == "DCGAN":
-        from .gan.dcgan import DCGAN
-
-        return DCGAN
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

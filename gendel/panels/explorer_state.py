@@ -1,22 +1,22 @@
 """The state behind the §5.1 explorer panel, without widgets: settings, caches, maps, KS results.
 
-:class:`ExplorerState` holds the validated settings of :class:`gendel.widgets.ExplorerPanel`
+:class:`ExplorerState` holds the validated settings of :class:`gendel.panels.explorer.ExplorerPanel`
 (data set, lambda, sigma_A, the DRE and its hyper-parameter, seed, R, ...) and computes for them
 
 - the ratio maps of Fig. 3 (:meth:`ExplorerState.maps`): the exact ratio rho_hat = p_hat' / p_hat
   of the KDE learner, the estimate rho_hat_E of the chosen DRE and their error, on a grid;
 - the KS statistics of Fig. 4 and the distributions behind them
-  (:meth:`ExplorerState.statistics`, :func:`gendel.experiments.synthetic_statistics`).
+  (:meth:`ExplorerState.statistics`, :func:`gendel.synthetic.experiments.synthetic_statistics`).
 
 Everything reusable is cached (least recently used first out): the data, the deletion set and
 the exact ratio (keyed by data set, lambda, sigma_A and seed), the grid, each fitted DRE with its
 map, and each KS result. Moving sigma_C refits only the DRE; the data are not redrawn. The KS
 computation reuses the sample sets of its protocol, the first proposals of Alg. 1 and rho_hat on
-them (:func:`gendel.protocol.shared` and :func:`gendel.protocol.proposals`, cached by protocol):
+them (:func:`gendel.synthetic.protocol.shared` and :func:`gendel.synthetic.protocol.proposals`, cached by protocol):
 after a change of the DRE only the DRE is evaluated, once on all points, and Alg. 1 decides anew.
 :meth:`ExplorerState.prefetch` fills the caches for the next slider steps (:meth:`~ExplorerState.neighbours`).
 
-No ipywidgets, no plotly here: :mod:`gendel.widgets` builds the controls and figures from this state.
+No ipywidgets, no plotly here: :mod:`gendel.panels.explorer` builds the controls and figures from this state.
 """
 
 from __future__ import annotations
@@ -25,15 +25,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import experiments
-from ._panel import _LRU
-from ._validation import check_count, check_lambda, check_positive
-from .data import DATASETS, EXTENT, check_dataset
-from .dre import DRE_CHOICES
-from .dre import make_dre as _make_dre
-from .grids import grid
-from .protocol import STATISTICS
-from .protocol import Protocol
+from gendel.synthetic import experiments
+from gendel.panels.base import _LRU
+from gendel._validation import check_count, check_lambda, check_positive
+from gendel.synthetic.data import DATASETS, EXTENT, check_dataset
+from gendel.core.dre import DRE_CHOICES
+from gendel.core.dre import make_dre as _make_dre
+from gendel.synthetic.experiments import grid
+from gendel.synthetic.protocol import STATISTICS
+from gendel.synthetic.protocol import Protocol
 
 #: Choices of the panel's drop-downs and toggles: value -> label.
 DRES = {kind: choice.label for kind, choice in DRE_CHOICES.items()}
@@ -68,7 +68,7 @@ def _dre_value(kind, sigma_c, k):
 
 
 def make_dre(kind, *, sigma_c=0.1, k=10):
-    """The unfitted DRE of the panel for a choice of ``kind`` (a key of :data:`gendel.dre.DRE_CHOICES`).
+    """The unfitted DRE of the panel for a choice of ``kind`` (a key of :data:`gendel.core.dre.DRE_CHOICES`).
 
     Only the hyper-parameter of the family is used: ``sigma_c`` for "kbc", ``k`` for "knn".
 
@@ -261,7 +261,7 @@ class ExplorerState:
 
     @property
     def protocol(self):
-        """The :class:`~gendel.protocol.Protocol` of the current settings: the key of the KS cache."""
+        """The :class:`~gendel.synthetic.protocol.Protocol` of the current settings: the key of the KS cache."""
         return self._protocol_of(self._settings)
 
     @property
@@ -330,7 +330,7 @@ class ExplorerState:
         return self._dres.get_or_compute((setup_key, dre_key), compute)
 
     def setup(self):
-        """``(X, deleted, exact)`` of the current settings (see :func:`gendel.experiments.setup`)."""
+        """``(X, deleted, exact)`` of the current settings (see :func:`gendel.synthetic.experiments.setup`)."""
         return self._setup(self.setup_key)["data"]
 
     def dre(self):
@@ -353,9 +353,9 @@ class ExplorerState:
                          error.reshape(n, n), mode, weighted_abs_mean(error, setup["log_p"]))
 
     def statistics(self):
-        """The :class:`~gendel.experiments.SyntheticStatistics` (KS of Q1-Q3) of the current settings.
+        """The :class:`~gendel.synthetic.experiments.SyntheticStatistics` (KS of Q1-Q3) of the current settings.
 
-        Equal to :func:`gendel.experiments.synthetic_statistics` for :attr:`protocol` and the DRE;
+        Equal to :func:`gendel.synthetic.experiments.synthetic_statistics` for :attr:`protocol` and the DRE;
         after a DRE change the samples of the protocol are reused (see the module's docstring).
         """
         return self._statistics(self.ks_key)

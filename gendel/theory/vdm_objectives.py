@@ -32,7 +32,7 @@ def empirical_distributions(X, deleted):
     Examples
     --------
     >>> import numpy as np
-    >>> from gendel.theory.vdm import empirical_distributions
+    >>> from gendel.theory.vdm_objectives import empirical_distributions
     >>> X = np.array([0, 0, 1, 1, 2, 2])
     >>> deleted = np.array([True, False, False, False, False, False])
     >>> support, p, p_kept = empirical_distributions(X, deleted)
@@ -57,7 +57,7 @@ def kl_objective(T, p, p_kept):
     At T = log rho the objective equals KL(X \\ X' || X), its maximum:
 
     >>> import numpy as np
-    >>> from gendel.theory.vdm import kl_objective
+    >>> from gendel.theory.vdm_objectives import kl_objective
     >>> p, p_kept = np.array([1/3, 1/3, 1/3]), np.array([0.2, 0.4, 0.4])
     >>> kl = float(np.sum(p_kept * np.log(p_kept / p)))
     >>> round(kl_objective(np.log(p_kept / p), p, p_kept), 4), round(kl, 4)
@@ -76,7 +76,7 @@ def js_objective(T, p, p_kept):
     T = rho / (1 + rho) scores higher than the constant T = 1/2 (value -2 log 2):
 
     >>> import numpy as np
-    >>> from gendel.theory.vdm import js_objective
+    >>> from gendel.theory.vdm_objectives import js_objective
     >>> p, p_kept = np.array([1/3, 1/3, 1/3]), np.array([0.2, 0.4, 0.4])
     >>> rho = p_kept / p
     >>> round(js_objective(rho / (1 + rho), p, p_kept), 4), round(js_objective(np.full(3, 0.5), p, p_kept), 4)
@@ -93,7 +93,7 @@ def maximise_kl(p, p_kept):
     The maximiser is T = log rho, so rho_hat_E = exp(T) recovers p_kept / p:
 
     >>> import numpy as np
-    >>> from gendel.theory.vdm import maximise_kl
+    >>> from gendel.theory.vdm_objectives import maximise_kl
     >>> p, p_kept = np.array([1/3, 1/3, 1/3]), np.array([0.2, 0.4, 0.4])
     >>> np.round(np.exp(maximise_kl(p, p_kept)), 3)
     array([0.6, 1.2, 1.2])
@@ -112,7 +112,7 @@ def maximise_js(p, p_kept):
     The maximiser is T = rho / (1 + rho), so T / (1 - T) recovers p_kept / p:
 
     >>> import numpy as np
-    >>> from gendel.theory.vdm import maximise_js
+    >>> from gendel.theory.vdm_objectives import maximise_js
     >>> p, p_kept = np.array([1/3, 1/3, 1/3]), np.array([0.2, 0.4, 0.4])
     >>> T = maximise_js(p, p_kept)
     >>> np.round(T / (1 - T), 3)
@@ -136,7 +136,7 @@ def normalisation(ratio, p):
     The exact ratio is normalised; the paper's exp(T - 1) map is not:
 
     >>> import numpy as np
-    >>> from gendel.theory.vdm import normalisation
+    >>> from gendel.theory.vdm_objectives import normalisation
     >>> p, p_kept = np.array([1/3, 1/3, 1/3]), np.array([0.2, 0.4, 0.4])
     >>> round(normalisation(p_kept / p, p), 6)
     1.0

@@ -7,7 +7,7 @@ Given m samples ``Y`` of a model q and the pre-trained model p_hat, test
 
 with one of the statistics of §4 / Appendix C. The null distribution of the statistic for the
 sample size m = len(Y) is simulated from p_hat (``n_null`` independent sets of m samples), and the
-p-value is the Monte-Carlo one of :mod:`gendel.calibration`, (1 + #{null >= observed}) / (1 + n_null),
+p-value is the Monte-Carlo one of :mod:`gendel.deletion_test.calibration`, (1 + #{null >= observed}) / (1 + n_null),
 valid at every n_null. The simulated null is kept per m and reused.
 
 Which tail counts as evidence for H1' (the *direction*) is derived per statistic:
@@ -44,11 +44,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._mmd import median_bandwidth, mmd2_batch, permutation_mmd2
-from ._validation import check_bandwidth, check_count, check_fitted
-from .calibration import (PowerResult, binomial_interval, check_alpha, check_null_size,  # noqa: F401 (re-exported)
+from gendel.deletion_test.mmd import median_bandwidth, mmd2_batch, permutation_mmd2
+from gendel._validation import check_bandwidth, check_count, check_fitted
+from gendel.deletion_test.calibration import (PowerResult, binomial_interval, check_alpha, check_null_size,  # noqa: F401 (re-exported)
                           critical_value, monte_carlo_p_values, normal_p_values, rejects, type_one_band)
-from .stats import asc, likelihood_ratio, psi
+from gendel.deletion_test.stats import asc, likelihood_ratio, psi
 
 #: The statistics of the test: LR (§4.1), ASC with three phi functions (§4.2), MMD (App. C.3).
 STATISTICS = ("lr", "asc-log", "asc-tlogt", "asc-hellinger", "mmd")
@@ -120,10 +120,10 @@ class DeletionTest:
     ----------
     model : object
         The pre-trained model p_hat: anything with ``sample(m, *, rng)`` (a
-        :class:`gendel.models.KDE`, a :class:`gendel.gan.DCGAN`, ...).
+        :class:`gendel.core.models.KDE`, a :class:`gendel.gan.DCGAN`, ...).
     dre : object
         A fitted density ratio estimator rho_hat_E with ``log_ratio(Y)`` (or the exact
-        :class:`gendel.dre.ExactKDERatio` where it is known). Not used by ``"mmd"``, which
+        :class:`gendel.core.dre.ExactKDERatio` where it is known). Not used by ``"mmd"``, which
         accepts None.
     statistic : {"lr", "asc-log", "asc-tlogt", "asc-hellinger", "mmd"}
         The statistic; see the module docstring for the direction of each.
@@ -152,7 +152,7 @@ class DeletionTest:
     --------
     >>> import numpy as np
     >>> from gendel import data, dre, models
-    >>> from gendel.deletion_test import DeletionTest
+    >>> from gendel.deletion_test.decision import DeletionTest
     >>> X, comp = data.mog8(400, rng=np.random.default_rng(0))
     >>> deleted = data.deletion_mask("mog8", comp, 0.5, rng=np.random.default_rng(1))
     >>> exact = dre.ExactKDERatio(bandwidth=0.1).fit(X, deleted)
@@ -346,7 +346,7 @@ class DeletionTest:
     def p_values(self, statistics, m, *, method="monte-carlo"):
         """The p-values of statistics computed elsewhere (natural scale) for sample size m.
 
-        For example the ``statistics`` of a :class:`~gendel.calibration.PowerResult`, to compare the Monte-Carlo
+        For example the ``statistics`` of a :class:`~gendel.deletion_test.calibration.PowerResult`, to compare the Monte-Carlo
         and the asymptotic p-values on the same samples.
         """
         self._check_level(0.5, method)
@@ -364,13 +364,13 @@ class DeletionTest:
 
         With ``alternative`` equal to the pre-trained model this is the type-I error: its
         expectation is at most alpha, and since the n_rep tests share the null sample of size m
-        it spreads around alpha as :func:`~gendel.calibration.type_one_band` says (not as a binomial).
+        it spreads around alpha as :func:`~gendel.deletion_test.calibration.type_one_band` says (not as a binomial).
 
         Parameters
         ----------
         alternative : object
             A model with ``sample(n, *, rng)``: the re-trained p_hat', the approximated model
-            (an :class:`gendel.deletion.ApproximateDeletion`), or p_hat itself.
+            (an :class:`gendel.core.deletion.ApproximateDeletion`), or p_hat itself.
         m : int
             Samples per test.
         alpha : float in (0, 1)

@@ -1,16 +1,16 @@
 """The MMD² statistic of the deletion test (Appendix C.3) for batches of sample sets.
 
-:func:`gendel.stats.mmd2_unbiased` computes MMD²_u for one pair of sample sets with the RBF
+:func:`gendel.deletion_test.stats.mmd2_unbiased` computes MMD²_u for one pair of sample sets with the RBF
 kernel; the deletion test needs it for R pairs at once, with the Laplacian kernel or a user's
 kernel too, its permutation null, and the median-heuristic bandwidth. Used by
-:class:`gendel.deletion_test.DeletionTest`.
+:class:`gendel.deletion_test.decision.DeletionTest`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .stats import _sqdist
+from gendel.deletion_test.stats import _sqdist
 
 
 def gram(A, B, kernel, bandwidth):

@@ -37,12 +37,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import data as _data
-from ._kernels import spatial_order
-from ._validation import check_bandwidth, check_count, check_lambda, check_positive
-from .deletion import ApproximateDeletion, first_batch_size
-from .dre import ExactKDERatio
-from .stats import PHI_NAMES, _real
+from gendel.synthetic import data as _data
+from gendel._kernels import spatial_order
+from gendel._validation import check_bandwidth, check_count, check_lambda, check_positive
+from gendel.core.deletion import ApproximateDeletion, first_batch_size
+from gendel.core.dre import ExactKDERatio
+from gendel.deletion_test.stats import PHI_NAMES, _real
 
 #: Sample sets compared by each question, as (sample, ratio) keys of ``SyntheticStatistics.lr``.
 QUESTIONS = {
@@ -79,7 +79,7 @@ class Protocol:
     seed : int
         Seed of all randomness; the same seed gives the same numbers.
     variance : float, optional
-        MoG-8 only: the component variance v of N(mu_i, v I) (None: ``gendel.data.mog8``'s
+        MoG-8 only: the component variance v of N(mu_i, v I) (None: ``gendel.synthetic.data.mog8``'s
         0.1, the literal reading of Appendix D.1).
 
     Examples
@@ -187,7 +187,7 @@ def streams(seed):
 def setup(protocol):
     """The fixed part of one seed of the protocol: X, the deletion mask X' and the exact ratio.
 
-    Returns ``(X, deleted, exact)`` where ``exact`` is the fitted :class:`~gendel.dre.ExactKDERatio`
+    Returns ``(X, deleted, exact)`` where ``exact`` is the fitted :class:`~gendel.core.dre.ExactKDERatio`
     (with ``.pretrained_`` and ``.retrained_`` KDEs).
 
     Examples
@@ -246,7 +246,7 @@ def shared(protocol):
 def proposals(protocol, bound):
     """The first batch of Alg. 1's proposals for Y_D with bound B, shared by every DRE with that B.
 
-    :meth:`~gendel.deletion.ApproximateDeletion.sample` draws Y_D (m R points, stream "D") in batches; the size of
+    :meth:`~gendel.core.deletion.ApproximateDeletion.sample` draws Y_D (m R points, stream "D") in batches; the size of
     the first batch depends only on m R and B, so its proposals y ~ p_hat, its uniforms u and
     rho_hat(y) are the same for every DRE whose bound is B (all classifier DREs: N / (N - N')).
     Cached in memory by (protocol, B); the arrays are read-only.
@@ -296,7 +296,7 @@ def log_ratios(protocol, dre):
 
     Examples
     --------
-    >>> from gendel.dre import KernelClassifierDRE
+    >>> from gendel.core.dre import KernelClassifierDRE
     >>> p = Protocol("mog8", 0.5, N=40, m=10, R=3)
     >>> X, deleted, _, _, _, _ = shared(p)
     >>> log, yhat, rate = log_ratios(p, KernelClassifierDRE(bandwidth=0.1).fit(X, deleted))
@@ -320,7 +320,7 @@ def log_ratios(protocol, dre):
 
 
 def _deletion(sampler, wanted, first, log_r_first, exact):
-    """rho_hat on Y_D and the acceptance rate: Alg. 1 (:meth:`~gendel.deletion.ApproximateDeletion.steps`)
+    """rho_hat on Y_D and the acceptance rate: Alg. 1 (:meth:`~gendel.core.deletion.ApproximateDeletion.steps`)
     with the first batch drawn ahead, and the exact ratio read on each accepted point."""
     kept = []
     batch = {"Y": first["Y"], "log_ratio": log_r_first, "u": first["u"], "state": first["state"]}

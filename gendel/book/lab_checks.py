@@ -26,10 +26,10 @@ import numpy as np
 from scipy.special import expit, logsumexp
 from scipy.stats import ks_2samp
 
-from .dre import KernelClassifierDRE
-from .protocol import Protocol, setup
-from .stats import asc as _asc
-from .stats import likelihood_ratio
+from gendel.core.dre import KernelClassifierDRE
+from gendel.synthetic.protocol import Protocol, setup
+from gendel.deletion_test.stats import asc as _asc
+from gendel.deletion_test.stats import likelihood_ratio
 
 #: Tolerance of the distributional checks, in standard errors.
 Z = 4.5
@@ -73,7 +73,7 @@ class LabChecks:
 
     Examples
     --------
-    >>> from gendel.protocol import Protocol, setup
+    >>> from gendel.synthetic.protocol import Protocol, setup
     >>> check = LabChecks(Protocol("mog8", 0.5, N=40, m=10), n_reference=2000)
     >>> X, deleted, _ = setup(check.protocol)
     >>> check.step1(X, deleted, 40 / (40 - deleted.sum()))
@@ -86,7 +86,7 @@ class LabChecks:
 
     def __init__(self, protocol, *, sigma_c=None, n_reference=200_000, seed=12345):
         if not isinstance(protocol, Protocol):
-            raise TypeError(f"protocol must be a gendel.protocol.Protocol, e.g. Protocol('mog8', 0.5); got {protocol!r}")
+            raise TypeError(f"protocol must be a gendel.synthetic.protocol.Protocol, e.g. Protocol('mog8', 0.5); got {protocol!r}")
         self.protocol = protocol
         self.sigma_c = protocol.sigma_a if sigma_c is None else float(sigma_c)
         self.n_reference = int(n_reference)
@@ -121,16 +121,16 @@ class LabChecks:
         X, deleted = np.asarray(X), np.asarray(deleted)
         if X.shape != X_ref.shape:
             _fail(1, f"X has shape {X.shape}, expected {X_ref.shape} (N = {p.N} points in 2-D)",
-                  "draw N points with gendel.data.sample(protocol.dataset, protocol.N, rng=s['data'])")
+                  "draw N points with gendel.synthetic.data.sample(protocol.dataset, protocol.N, rng=s['data'])")
         if not np.allclose(X, X_ref):
             _fail(1, "X differs from the protocol's data set",
-                  "use the stream s['data'] of s = gendel.protocol.streams(protocol.seed), and nothing else before it")
+                  "use the stream s['data'] of s = gendel.synthetic.protocol.streams(protocol.seed), and nothing else before it")
         if deleted.dtype != bool or deleted.shape != (p.N,):
             _fail(1, f"deleted must be a boolean mask of shape ({p.N},); got dtype {deleted.dtype}, shape {deleted.shape}",
-                  "gendel.data.deletion_mask returns the mask: True for the points of X'")
+                  "gendel.synthetic.data.deletion_mask returns the mask: True for the points of X'")
         if not np.array_equal(deleted, deleted_ref):
             _fail(1, f"the deletion mask has {int(deleted.sum())} points, the protocol's has {int(deleted_ref.sum())} "
-                  "or others", "call gendel.data.deletion_mask(dataset, component, protocol.lam, rng=s['mask'])")
+                  "or others", "call gendel.synthetic.data.deletion_mask(dataset, component, protocol.lam, rng=s['mask'])")
         n_del = int(deleted.sum())
         if not np.isclose(float(B), p.N / (p.N - n_del)):
             _fail(1, f"B = {float(B):.4g}, expected N / (N - N') = {p.N / (p.N - n_del):.4g}",
@@ -225,7 +225,7 @@ class LabChecks:
                         if np.isclose(float(asc[key]), half) else
                         "ASC = mean over Y_hat of psi(rho) + mean over Y of psi(rho), psi(t) = log(t) / (1 + t) (§4.2)")
                 _fail(4, f"asc[{key!r}] = {float(asc[key]):.6g}, expected {want:.6g}", hint)
-        _ok(4, "LR and ASC of Y_D, Y_H0 and Y_H1 match gendel.stats")
+        _ok(4, "LR and ASC of Y_D, Y_H0 and Y_H1 match gendel.deletion_test.stats")
 
     def step5(self, ks):
         """Step 5: a function ``ks(a, b)``, the two-sample Kolmogorov-Smirnov statistic sup_t ``|F_a(t) - F_b(t)|``."""

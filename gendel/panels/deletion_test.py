@@ -1,6 +1,6 @@
 """A live panel for the chapter on the deletion test as a decision (§4, Appendix C).
 
-:class:`DeletionTestPanel` puts the calibrated deletion test of :mod:`gendel.deletion_test`
+:class:`DeletionTestPanel` puts the calibrated deletion test of :mod:`gendel.deletion_test.decision`
 behind a few controls: the data set (MoG-8 or CKB-8), the density ratio estimator ρ̂_ℰ, the
 number of samples per test m, λ, the level α and the statistic. It redraws
 :func:`gendel.plotting.deletion_test.decision_figure`: the statistic under H0 (samples of the
@@ -15,7 +15,7 @@ Each test draws from its own random stream, derived from the panel's seed and th
 so the same settings give the same figure whatever was shown before.
 
 A redraw that fails rolls the controls back to the last settings that drew and says what failed
-on the status line (:class:`!gendel._panel.Panel`).
+on the status line (:class:`!gendel.panels.base.Panel`).
 
 Widgets need a kernel (Jupyter, Binder, Colab); the static book shows
 :func:`gendel.plotting.deletion_test.decision_slider_figure` instead. Requires the ``widgets``
@@ -33,22 +33,22 @@ import plotly.graph_objects as go
 try:
     import ipywidgets as W
 except ImportError as exc:  # pragma: no cover - depends on the environment
-    raise ImportError('gendel.deletion_test_widgets needs ipywidgets and anywidget: '
+    raise ImportError('gendel.panels.deletion_test needs ipywidgets and anywidget: '
                       'pip install "gendel[widgets]"') from exc
 
-from . import experiments
-from ._validation import check_count
-from .data import DATASETS  # the data sets of the panel: key -> label
-from .deletion_test import STATISTIC_LABELS, STATISTICS, DeletionTest
-from ._panel import _LRU, Panel
-from .book import enable_colab_widgets, in_book_build, in_colab
-from .dre import DRE_CHOICES
-from .dre import make_dre as _make_dre
-from .calibration import critical_value, rejects
-from .plotting.deletion_test import decision_figure
-from .protocol import PAPER, Protocol
+from gendel.synthetic import experiments
+from gendel._validation import check_count
+from gendel.synthetic.data import DATASETS  # the data sets of the panel: key -> label
+from gendel.deletion_test.decision import STATISTIC_LABELS, STATISTICS, DeletionTest
+from gendel.panels.base import _LRU, Panel
+from gendel._environment import enable_colab_widgets, in_book_build, in_colab
+from gendel.core.dre import DRE_CHOICES
+from gendel.core.dre import make_dre as _make_dre
+from gendel.deletion_test.calibration import critical_value, rejects
+from gendel.plotting.deletion_test import decision_figure
+from gendel.synthetic.protocol import PAPER, Protocol
 
-#: The fitted DREs of the panel: key -> (family in :data:`gendel.dre.DRE_CHOICES`, hyper-parameter).
+#: The fitted DREs of the panel: key -> (family in :data:`gendel.core.dre.DRE_CHOICES`, hyper-parameter).
 _DRE_SPECS = {"kbc-0.075": ("kbc", 0.075), "kbc-0.1": ("kbc", 0.1), "knn-10": ("knn", 10)}
 #: The DREs of the panel: key -> label. "exact" is the exact ratio ρ̂ = p̂′/p̂ of the KDE learner.
 DRES = {"exact": "exact ratio ρ̂ = p̂′/p̂",
@@ -108,7 +108,7 @@ class DeletionTestPanel(Panel):
     **settings
         Initial values of the controls, see :data:`DEFAULTS`: ``dataset`` ("mog8", "ckb8"),
         ``dre`` (a key of :data:`DRES`), ``statistic`` (one of
-        :data:`gendel.deletion_test.STATISTICS`), ``m`` (one of :data:`M_STEPS`), ``lam`` (one
+        :data:`gendel.deletion_test.decision.STATISTICS`), ``m`` (one of :data:`M_STEPS`), ``lam`` (one
         of :data:`LAMBDAS`) and ``alpha`` (one of :data:`ALPHAS`).
 
     Attributes
@@ -168,7 +168,7 @@ class DeletionTestPanel(Panel):
         return super().set(**settings)
 
     def test(self):
-        """The :class:`~gendel.deletion_test.DeletionTest` of the current settings (fitted, cached)."""
+        """The :class:`~gendel.deletion_test.decision.DeletionTest` of the current settings (fitted, cached)."""
         return self._test(self._test_key(self.settings))["test"]
 
     def _closables(self):

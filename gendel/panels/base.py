@@ -2,7 +2,7 @@
 
 A panel is a set of controls (ipywidgets with a ``value``), a status line and figures drawn from
 the controls' values. :class:`Panel` holds the protocol that the panels of
-:mod:`gendel.widgets`, :mod:`gendel.deletion_test_widgets` and :mod:`gendel.gan_widgets` have in
+:mod:`gendel.panels.explorer`, :mod:`gendel.panels.deletion_test` and :mod:`gendel.panels.gan` have in
 common:
 
 - :attr:`Panel.settings` reads the controls, :meth:`Panel.set` validates every new value first
@@ -237,7 +237,7 @@ class ComputesAhead:
             self._compute_ahead()
 
     def _compute_ahead(self):
-        from .book import in_book_build
+        from gendel._environment import in_book_build
 
         if not self.prefetch or in_book_build():
             return
@@ -247,7 +247,7 @@ class ComputesAhead:
         self._prefetcher.submit(self._run_ahead, self._generation, self._steps_ahead())
 
     def _run_ahead(self, generation, steps):
-        from ._kernels import serial_here
+        from gendel._kernels import serial_here
 
         deadline = time.monotonic() + self.ahead_delay_s
         while time.monotonic() < deadline and generation == self._generation:

@@ -5,7 +5,7 @@ models from stored results (no training): for a bound B, Alg. 1 accepts a pre-tr
 with probability min(ρ̂_ℰ(y), B) / B, so the approximated model's label distribution is that of
 the stored pre-trained samples weighted by min(ρ̂_ℰ, B)
 (:func:`gendel.gan.report.bound_label_distribution`). A redraw takes milliseconds; one that
-fails rolls the controls back to the last settings that drew (:class:`!gendel._panel.Panel`).
+fails rolls the controls back to the last settings that drew (:class:`!gendel.panels.base.Panel`).
 
 Widgets need a kernel (Jupyter, Binder, Colab); the book shows
 :func:`gendel.plotting.gan.bound_slider_figure` instead. Requires the ``widgets`` extra.
@@ -19,12 +19,12 @@ import plotly.graph_objects as go
 try:
     import ipywidgets as W
 except ImportError as exc:  # pragma: no cover - depends on the environment
-    raise ImportError('gendel.gan_widgets needs ipywidgets and anywidget: pip install "gendel[widgets]"') from exc
+    raise ImportError('gendel.panels.gan needs ipywidgets and anywidget: pip install "gendel[widgets]"') from exc
 
-from ._panel import Panel
-from .gan.report import bound_label_distribution, group
-from .images import CLASS_NAMES
-from .plotting.gan import DATASET_NAMES, MODEL_COLORS, MODEL_NAMES, setting_name   # names with <sub>: ρ̂<sub>ℰ</sub>
+from gendel.panels.base import Panel
+from gendel.gan.report import bound_label_distribution, group
+from gendel.gan.images import CLASS_NAMES
+from gendel.plotting.gan import DATASET_NAMES, MODEL_COLORS, MODEL_NAMES, setting_name   # names with <sub>: ρ̂<sub>ℰ</sub>
 
 
 class LabelPanel(Panel):
@@ -182,7 +182,7 @@ def label_panel(results, **kwargs):
     >>> from gendel.gan.protocol import stored_results  # doctest: +SKIP
     >>> label_panel(stored_results("gpu"), bound=10.0)  # doctest: +SKIP
     """
-    from .book import enable_colab_widgets, in_book_build, in_colab
+    from gendel._environment import enable_colab_widgets, in_book_build, in_colab
 
     if in_colab() and not in_book_build():
         enable_colab_widgets()

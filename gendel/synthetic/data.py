@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import check_count, check_lambda, check_points, check_positive, check_rng
-from .images import IMAGE_DATASETS, label_deletion_mask, load_images  # noqa: F401  (re-exported)
+from gendel._validation import check_count, check_lambda, check_points, check_positive, check_rng
+from gendel.gan.images import IMAGE_DATASETS, label_deletion_mask, load_images  # noqa: F401  (re-exported)
 
 #: The synthetic data sets: name -> how the book writes it. Iterating gives the names.
 DATASETS = {"mog8": "MoG-8", "ckb8": "CKB-8"}

@@ -1,0 +1,1 @@
+"""deletion_test"""

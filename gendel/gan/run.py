@@ -1,0 +1,254 @@
+"""Running a GAN job: its stages, its result file, and where the result comes from.
+
+:func:`run_job` runs the stages of :mod:`gendel.gan.experiment` and writes the result file
+(:mod:`gendel.gan.results`) with its *provenance*: the fingerprint of the code that made it, the
+command, the hardware of every training, the library versions and the time of each stage.
+
+:func:`code_fingerprint` hashes what computes a result (:mod:`gendel.fingerprint`): the stages, the
+DCGAN, the VDM DRE, the label classifier, the networks and training loops, the data subsets and
+deletion sets, Alg. 1 and the statistics, following every gendel function they use. Moving or
+renaming code, comments, docstrings and input checks leave it unchanged; a change to any of those
+computations changes it. Result files, provenance records, cache keys and checkpoint files are
+bookkeeping and do not enter it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import platform
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from gendel.cache import CacheWarning
+from gendel.gan.experiment import _check_job, _data_record, curves, deletion_test, fast_deletion, train
+from gendel.gan.profiles import find_job  # noqa: F401  (the examples use it)
+from gendel.gan.profiles import RESULT_VERSION, jobs
+from gendel.gan.results import DamagedResult, load_result
+
+#: Modules of bookkeeping for the fingerprint: result files and this module's records.
+BOOKKEEPING_MODULES = ("gendel.gan.results", "gendel.gan.__main__", "gendel.gan.grid")
+
+
+def done(path, job):
+    """The result in ``path`` if it is *done*, else None. Done means: it reads as a complete result
+    of this job and profile (:func:`gendel.gan.results.load_result`) and its code fingerprint is
+    today's (:func:`code_fingerprint`). A file that is there but not done is reported with a
+    warning (and its job then runs again). ``run`` and ``grid`` both decide by this rule.
+
+    Examples
+    --------
+    >>> import tempfile, warnings
+    >>> from pathlib import Path
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     torn = Path(tmp) / "mnist-even-0.7-seed0.json"
+    ...     _ = torn.write_text('{"version": 2, "job"')                  # a truncated file
+    ...     with warnings.catch_warnings(record=True) as caught:
+    ...         warnings.simplefilter("always")
+    ...         done(torn, jobs("tiny")[0]), "truncated" in str(caught[0].message)
+    (None, True)
+    """
+    path = Path(path)
+    if not path.exists():
+        return None
+    try:
+        result = load_result(path, job)
+    except DamagedResult as exc:
+        warnings.warn(f"{exc}; running the job {job.name} again", CacheWarning, stacklevel=2)
+        return None
+    if result.fingerprint != code_fingerprint():
+        warnings.warn(f"the result file {path} was made by other code (fingerprint {result.fingerprint}, today's "
+                      f"{code_fingerprint()}); running the job {job.name} again", CacheWarning, stacklevel=2)
+        return None
+    return result
+
+
+def run_job(job, results_dir=None, *, device=None, progress=True, data_root=None, command=None):
+    """Run one job, stage by stage, and write its result file; return its :class:`~gendel.gan.results.JobResult`.
+
+    A result file that is already there is returned instead when it is *done* (:func:`done`:
+    readable, of this job and profile, made by today's code); otherwise it is reported and the
+    job runs again.
+
+    Parameters
+    ----------
+    job : Job
+    results_dir : path, optional
+        Default: :func:`gendel.gan.results.default_results_dir` (the cache, by profile).
+    device : str, optional
+        ``"cpu"``, ``"cuda"``; default CUDA when available.
+    command : str, optional
+        What made the result, for its provenance (the command line; by default a Python call).
+
+    Examples
+    --------
+    >>> result = run_job(find_job("tiny", "mnist-odd-0.7-seed0"))   # needs MNIST # doctest: +SKIP
+    >>> result.data["n_train"]                                      # doctest: +SKIP
+    256
+    """
+    from gendel.gan.results import JobResult, default_results_dir, result_path, usable_results_dir, write_result
+    from gendel.gan.training import hardware, pick_device
+
+    p = _check_job(job)
+    device = pick_device(device)
+    results_dir = default_results_dir(p) if results_dir is None else results_dir
+    path = result_path(job, results_dir)
+    existing = done(path, job)
+    if existing is not None:
+        return existing
+    writable = usable_results_dir(results_dir)  # says so before hours of training, not after
+    t_start = time.perf_counter()
+    models = train(job, device=device, progress=progress, data_root=data_root)
+    q2 = fast_deletion(job, models)
+    t_q2 = time.perf_counter()
+    q3 = deletion_test(job, models)
+    per_epoch = curves(job, models, q2.pop("pool"), q2["arrays"]["pre_labels"])
+    clf = models.classifier
+    timings = {"pretrain": models.pretrained.fit_seconds_, "retrain": models.retrained.fit_seconds_,
+               "control": models.control.fit_seconds_, "vdm": models.vdm.fit_seconds_,
+               "classifier": clf.fit_seconds_, **q2["seconds"]}
+    timings |= {f"{k}_cpu": getattr(m, "fit_cpu_seconds_") for k, m in (
+        ("pretrain", models.pretrained), ("retrain", models.retrained), ("control", models.control),
+        ("vdm", models.vdm), ("classifier", clf))}
+    timings["alg1_per_accepted"] = q2["seconds"]["sample_approx"] / p.m_labels
+    timings["alg1_per_accepted_cpu"] = q2["seconds"]["sample_approx_cpu"] / p.m_labels
+    timings["sample_per_image"] = q2["seconds"]["sample_re"] / p.m_labels
+    timings["sample_per_image_cpu"] = q2["seconds"]["sample_re_cpu"] / p.m_labels
+    hw = {"pretrained": models.pretrained.hardware_, "retrained": models.retrained.hardware_,
+          "control": models.control.hardware_, "vdm": models.vdm.hardware_, "classifier": clf.hardware_,
+          "evaluation": hardware(device)}
+    seconds = {"train": models.seconds, "fast_deletion": t_q2 - t_start - models.seconds,
+               "deletion_test": q3["seconds"], "curves": per_epoch.pop("seconds")}
+    seconds["job"] = time.perf_counter() - t_start
+    result = JobResult(
+        version=RESULT_VERSION,
+        job=job,
+        profile=dataclasses.asdict(p),
+        provenance=provenance(command=command, hardware=hw, seconds=seconds),
+        data=_data_record(job, models, clf),
+        classifier={"test_accuracy": float(np.mean(clf.predict(models.test_X) == models.test_labels)),
+                    "n_test": int(len(models.test_X)),
+                    "confidence_real": float(clf.predict_proba(models.test_X).max(1).mean()),
+                    "confidence": q2["confidence"]},
+        labels=q2["labels"],
+        sampling=q2["sampling"],
+        reweighted=q2["reweighted"],
+        q3={"m": p.m_test, "R": p.repeats, "statistics": q3["statistics"], "ks": q3["ks"]},
+        curves=per_epoch,
+        timings=timings,
+        losses={"pretrain": models.pretrained.history_, "retrain": models.retrained.history_,
+                "control": models.control.history_, "vdm": models.vdm.history_},
+        arrays=q2["arrays"] | {f"scores_{k}": v.astype(np.float16) for k, v in q3["scores"].items()},
+    )
+    if writable:
+        write_result(result, path)
+    return result
+
+
+def run_profile(profile, results_dir=None, **kwargs):
+    """Run every job of a profile in this process, one after the other, skipping done ones.
+
+    Examples
+    --------
+    >>> results = run_profile("tiny")       # needs MNIST; trains # doctest: +SKIP
+    """
+    return [run_job(job, results_dir, **kwargs) for job in jobs(profile)]
+
+
+def computing_roots():
+    """The functions and classes :func:`code_fingerprint` starts from.
+
+    Examples
+    --------
+    >>> names = [getattr(r, "__name__", "") for r in computing_roots()]
+    >>> "fast_deletion" in names, "DCGAN" in names, "ApproximateDeletion" in names
+    (True, True, True)
+    """
+    from gendel.core.deletion import ApproximateDeletion
+    from gendel.deletion_test.stats import Statistic, asc, ks_statistic, likelihood_ratio, psi
+    from gendel.gan.classifier import LabelClassifier
+    from gendel.gan.dcgan import DCGAN
+    from gendel.gan.experiment import STAGES
+    from gendel.gan.vdm import VDMDRE
+
+    return (*STAGES, run_job, DCGAN, VDMDRE, LabelClassifier, ApproximateDeletion, Statistic, likelihood_ratio, asc,
+            psi, ks_statistic)
+
+
+def _bookkeeping():
+    from gendel.gan.images import _download, _find, data_root
+    from gendel.gan.training import BOOKKEEPING
+
+    # where the data files are (not what they hold), and this module's records and checks
+    return (*BOOKKEEPING, _download, _find, data_root, done, provenance, code_fingerprint, python_call)
+
+
+def code_fingerprint():
+    """The fingerprint (16 hex digits) of the code that decides the numbers of a GAN result.
+
+    Every result file records the fingerprint of the code that made it
+    (``result.provenance["fingerprint"]``); a stored result whose fingerprint differs from
+    today's was made by other code and is remade by its profile's command
+    (:func:`gendel.gan.results.remake_command`).
+
+    Examples
+    --------
+    >>> fp = code_fingerprint()
+    >>> len(fp), fp == code_fingerprint()
+    (16, True)
+    """
+    from gendel.fingerprint import cached_code_hash
+
+    return cached_code_hash(computing_roots(), _bookkeeping(), BOOKKEEPING_MODULES)
+
+
+def fingerprinted_code():
+    """What :func:`code_fingerprint` covers: ``{qualified name: hash}`` of every function and class.
+
+    Examples
+    --------
+    >>> table = fingerprinted_code()
+    >>> "gendel.gan.networks.Generator" in table, "gendel.gan.results.write_result" in table
+    (True, False)
+    """
+    from gendel.fingerprint import hashed_objects
+
+    return hashed_objects(computing_roots(), skip=_bookkeeping(), skip_modules=BOOKKEEPING_MODULES)
+
+
+def python_call():
+    """The command recorded for a result made from Python rather than the command line.
+
+    Examples
+    --------
+    >>> python_call().startswith("a Python call")
+    True
+    """
+    where = sys.argv[0] if sys.argv and sys.argv[0] else "an interactive session"
+    return f"a Python call (gendel.gan.run_job, from {where})"
+
+
+def provenance(*, command, hardware, seconds):
+    """The provenance record of a result: ``fingerprint``, ``command``, ``hardware`` (per
+    training and of the evaluation), ``torch``, ``numpy``, ``python``, ``gendel``, ``created``
+    and ``seconds`` (per stage).
+
+    Examples
+    --------
+    >>> record = provenance(command="python -m gendel.gan run ...", hardware={}, seconds={"train": 1.0})
+    >>> sorted(record)
+    ['command', 'created', 'fingerprint', 'gendel', 'hardware', 'numpy', 'python', 'seconds', 'torch']
+    """
+    import numpy
+    import torch
+
+    from gendel import __version__
+
+    return {"fingerprint": code_fingerprint(), "command": command or python_call(), "hardware": hardware,
+            "torch": str(torch.__version__), "numpy": numpy.__version__, "python": platform.python_version(),
+            "gendel": __version__, "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "seconds": seconds}
