@@ -6,7 +6,7 @@ Usage (from the repository root)::
     .venv/bin/python benchmarks/bench_gan.py stages [quick]   # per-stage wall time of a profile's results
 
 ``steps`` times one DCGAN training step (a discriminator and a generator update on a batch of
-128) at several widths, as images per second, through :class:`gendel.core.models.DCGAN` and through a
+128) at several widths, as images per second, through :class:`gendel.gan.DCGAN` and through a
 minimal plain-PyTorch loop of the same architecture and optimiser (torch's DCGAN example). Each
 is the median over 5 repeats of 2 epochs of 2,048 random images after one warm-up; gendel's
 loop must not be more than 10 % slower.
@@ -53,7 +53,7 @@ def plain_loop_seconds(images, width, epochs, batch_size=128, latent_dim=100, se
 
 
 def gendel_seconds(images, width, epochs):
-    from gendel.core.models import DCGAN
+    from gendel.gan import DCGAN
 
     gan = DCGAN(epochs=epochs, width=width, checkpoint_dir=False, progress=False).fit(images)
     return gan.fit_seconds_

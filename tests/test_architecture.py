@@ -1,4 +1,4 @@
-"""The package's architecture as CONTRIBUTING.md states it: layers, module sizes, examples.
+"""The package's architecture as CONTRIBUTING.md states it: layers, no import cycles, no shims, examples.
 
 The layer table below is the one of CONTRIBUTING.md; a new module must be placed in it (the
 test fails for a module it does not know), and it may import only from its own layer or below.
@@ -16,33 +16,29 @@ PACKAGE = Path(__file__).resolve().parents[1] / "gendel"
 #: Layer of each module, by the longest matching prefix of its dotted name.
 LAYERS = {
     # 0: helpers every module may use
-    "gendel._validation": 0, "gendel._progress": 0, "gendel._kernels": 0, "gendel.cache": 0,
-    "gendel.book": 0,
+    "gendel._validation": 0, "gendel._progress": 0, "gendel._kernels": 0, "gendel._environment": 0,
+    "gendel.cache": 0, "gendel.fingerprint": 0,
     # 1: data, learners and statistics
-    "gendel.synthetic.data": 1, "gendel.gan.images": 1, "gendel.core.models": 1, "gendel.deletion_test.stats": 1, "gendel.deletion_test.mmd": 1,
-    "gendel.deletion_test.calibration": 1,
-    # 2: density ratio estimators and the approximate model (Alg. 1)
-    "gendel.core.dre": 2, "gendel.core.deletion": 2,
-    # 3: experiments, tests of deletion, claims, theory checks, the GAN half
-    "gendel.synthetic.protocol": 3, "gendel.synthetic.experiments": 3, "gendel.synthetic.experiments": 3, "gendel.deletion_test.decision": 3, "gendel.claims": 3,
-    "gendel.theory": 3, "gendel.gan": 3, "gendel.book.lab_checks": 3,
-    # 4: figures
-    "gendel.plotting": 4,
-    # 5: live panels
-    "gendel.panels.explorer_state": 5, "gendel.panels.explorer_figures": 5, "gendel.panels.base": 5, "gendel.panels.explorer": 5, "gendel.panels.gan": 5,
-    "gendel.panels.deletion_test": 5,
-    # the package's entry point re-exports the public modules
-    "gendel": 6,
+    "gendel.synthetic.data": 1, "gendel.gan.images": 1, "gendel.core.models": 1, "gendel.deletion_test.stats": 1,
+    "gendel.deletion_test.mmd": 1, "gendel.deletion_test.calibration": 1,
+    # 2: density ratio estimators and the approximated model (Alg. 1)
+    "gendel.core": 2,
+    # 3: experiments, the deletion test as a decision, the theory checks, the GAN half
+    "gendel.synthetic": 3, "gendel.deletion_test": 3, "gendel.theory": 3, "gendel.gan": 3,
+    # 4: the paper's claims (they read the experiments' results)
+    "gendel.claims": 4,
+    # 5: figures
+    "gendel.plotting": 5,
+    # 6: live panels
+    "gendel.panels": 6,
+    # 7: the book's page tooling: nothing in the library imports it
+    "gendel.book": 7,
+    # the package's entry point
+    "gendel": 8,
 }
 
-#: Imports inside functions that go up a layer on purpose (loaded on first use only).
-LAZY_UPWARD = {
-    ("gendel.core.dre", "gendel.gan.vdm"),  # gendel.core.dre.VDMDRE without importing torch for the 2-D half
-    ("gendel.core.models", "gendel.gan.dcgan"),  # gendel.core.models.DCGAN, likewise
-    ("gendel.book", "gendel.plotting.common"),  # setup_page sets plotly's renderer; plotting asks book where it runs
-}
-
-MAX_LINES = 400
+#: A module this long gets a warning: look at whether it does one thing (size is a smell, not a gate).
+WARN_LINES = 600
 
 
 def module_name(path):
@@ -95,6 +91,33 @@ def imports(name):
     return top - {name}, lazy - {name} - top
 
 
+def cycle(graph):
+    """One import cycle of ``graph`` (module -> the modules it imports) as a list of names, or None.
+    A package's ``__init__`` that imports its own sub-modules is not a cycle with them."""
+    state = {}
+
+    def visit(node, path):
+        state[node] = "open"
+        for nxt in sorted(graph.get(node, ())):
+            if node.startswith(nxt + "."):  # a sub-module and its own package
+                continue
+            if state.get(nxt) == "open":
+                return path[path.index(nxt):] + [nxt]
+            if nxt not in state:
+                found = visit(nxt, path + [nxt])
+                if found:
+                    return found
+        state[node] = "done"
+        return None
+
+    for name in sorted(graph):
+        if name not in state:
+            found = visit(name, [name])
+            if found:
+                return found
+    return None
+
+
 def test_every_module_has_a_layer():
     unknown = [name for name in MODULES if layer(name) is None]
     assert not unknown, f"place these modules in the layer table of CONTRIBUTING.md and this test: {unknown}"
@@ -105,33 +128,31 @@ def test_no_module_imports_a_higher_layer():
     for name in MODULES:
         top, lazy = imports(name)
         for other in top | lazy:
-            if layer(other) > layer(name) and (name, other) not in LAZY_UPWARD:
+            if layer(other) > layer(name):
                 bad.append(f"{name} (layer {layer(name)}) imports {other} (layer {layer(other)})")
     assert not bad, "\n".join(bad)
 
 
-def test_module_level_imports_have_no_cycles():
-    graph = {name: imports(name)[0] for name in MODULES}
-    state = {}
-
-    def visit(node, path):
-        state[node] = "open"
-        for nxt in graph[node]:
-            if state.get(nxt) == "open" and not (node.startswith(nxt + ".") or nxt == "gendel"):
-                raise AssertionError(" -> ".join(path + [nxt]))
-            if nxt not in state:
-                visit(nxt, path + [nxt])
-        state[node] = "done"
-
-    for name in MODULES:
-        if name not in state:
-            visit(name, [name])
+def test_imports_have_no_cycles_not_even_inside_functions():
+    graph = {name: imports(name)[0] | imports(name)[1] for name in MODULES}
+    found = cycle(graph)
+    assert found is None, "import cycle: " + " -> ".join(found)
 
 
-@pytest.mark.parametrize("name", sorted(MODULES))
-def test_module_is_at_most_400_lines(name):
-    n = len(MODULES[name].read_text().splitlines())
-    assert n <= MAX_LINES, f"{name} has {n} lines; split it by what it does (CONTRIBUTING.md)"
+def test_no_module_level_getattr_shims():
+    shims = [name for name, path in MODULES.items()
+             if any(isinstance(n, ast.FunctionDef) and n.name == "__getattr__" for n in ast.parse(path.read_text()).body)]
+    assert not shims, f"modules with a module-level __getattr__ (import the name from where it lives): {shims}"
+
+
+def test_long_modules_are_reported():
+    """Size is a smell, not a gate: list the modules over WARN_LINES lines with a warning."""
+    long = {name: len(path.read_text().splitlines()) for name, path in MODULES.items()}
+    long = {k: v for k, v in long.items() if v > WARN_LINES}
+    if long:
+        import warnings
+
+        warnings.warn(f"modules over {WARN_LINES} lines (does each do one thing?): {long}", stacklevel=1)
 
 
 def public_definitions(name):
@@ -146,6 +167,9 @@ def test_public_functions_and_classes_have_examples(name):
 
 
 def test_the_checks_can_fail(tmp_path):
+    # A cycle through an import inside a function is found in a constructed graph.
+    assert cycle({"gendel.a": {"gendel.b"}, "gendel.b": {"gendel.a"}}) == ["gendel.a", "gendel.b", "gendel.a"]
+    assert cycle({"gendel.a": {"gendel.a.b"}, "gendel.a.b": {"gendel.a"}}) is None
     # A layer violation and a missing example are found in a constructed module.
     source = 'from .plotting import common\n\ndef f():\n    """No example."""\n'
     tree = ast.parse(source)

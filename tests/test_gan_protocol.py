@@ -18,7 +18,7 @@ from gan_fixtures import one_torch_thread, private_cache  # noqa: E402,F401 (aut
 
 from gendel.gan import images  # noqa: E402
 from gendel.core.deletion import ApproximateDeletion  # noqa: E402
-from gendel.core.dre import VDMDRE  # noqa: E402
+from gendel.gan import VDMDRE  # noqa: E402
 from gendel.gan import PROFILES, LabelClassifier, jobs, protocol  # noqa: E402
 from gendel.gan.__main__ import main  # noqa: E402
 from gendel.gan.images import label_deletion_mask, load_images  # noqa: E402

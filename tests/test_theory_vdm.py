@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from gendel.theory import vdm
+from gendel.theory import vdm_objectives as vdm
 
 
 @pytest.fixture(scope="module")

@@ -83,7 +83,7 @@ class ApproximateDeletion(Estimator):
     ----------
     model : object
         The fitted pre-trained model p_hat; anything with ``sample(m, rng=...)`` returning an
-        array of m points (a :class:`gendel.core.models.KDE`, a :class:`gendel.core.models.DCGAN`, ...).
+        array of m points (a :class:`gendel.core.models.KDE`, a :class:`gendel.gan.DCGAN`, ...).
     dre : object
         A fitted density ratio estimator with ``log_ratio(Y)``.
     bound : float, optional

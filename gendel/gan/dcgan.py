@@ -87,7 +87,7 @@ class DCGAN(Estimator):
     Examples
     --------
     >>> import numpy as np
-    >>> from gendel.core.models import DCGAN
+    >>> from gendel.gan import DCGAN
     >>> images = np.random.default_rng(0).uniform(-1, 1, (64, 1, 28, 28)).astype("float32")
     >>> gan = DCGAN(epochs=1, width=8, batch_size=32, checkpoint_dir=False, progress=False).fit(images)
     >>> gan.sample(5, rng=np.random.default_rng(1)).shape

@@ -246,7 +246,12 @@ def provenance(*, command, hardware, seconds):
     import numpy
     import torch
 
-    from gendel import __version__
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        __version__ = version("gendel")
+    except PackageNotFoundError:  # run from a copy of the source that is not installed
+        __version__ = "unknown (not installed)"
 
     return {"fingerprint": code_fingerprint(), "command": command or python_call(), "hardware": hardware,
             "torch": str(torch.__version__), "numpy": numpy.__version__, "python": platform.python_version(),

@@ -94,7 +94,7 @@ class VDMDRE(DensityRatioEstimator):
     Examples
     --------
     >>> import numpy as np
-    >>> from gendel.core.dre import VDMDRE
+    >>> from gendel.gan import VDMDRE
     >>> rng = np.random.default_rng(0)
     >>> X = rng.standard_normal((800, 2))
     >>> deleted = (X[:, 0] > 0) & (rng.random(800) < 0.5)   # half of the right half forgotten

@@ -18,9 +18,9 @@ Modules::
                  (BoundCheck, also importable from moments)
     mmd          closed-form MMD^2 between Gaussian KDEs, the U-statistic variance terms and the
                  concentration bound of Appendix C.3
-    vdm          the variational objective of the KL-based DRE (eq. 7, Example 3) on a finite space
+    vdm_objectives  the variational objective of the KL-based DRE (eq. 7, Example 3) on a finite space
 """
 
-from gendel.theory import circle, consistency, moments, mmd, quadrature, stability, vdm
+from gendel.theory import circle, consistency, moments, mmd, quadrature, stability, vdm_objectives
 
-__all__ = ["circle", "consistency", "moments", "mmd", "quadrature", "stability", "vdm"]
+__all__ = ["circle", "consistency", "moments", "mmd", "quadrature", "stability", "vdm_objectives"]
