@@ -65,7 +65,7 @@ def q1(sweeps, **grid):
 
     Examples
     --------
-    >>> from gendel import experiments as E
+    >>> from gendel.synthetic import experiments as E
     >>> small = dict(N=40, m=20, R=5, cache=False, progress=False)  # a small, quick run
     >>> sweeps = {d: {"kbc": E.sweep(d, (0.8, 0.9), E.kbc_dres((0.075, 0.1, 0.125)), **small),
     ...               "knn": E.sweep(d, (0.8, 0.9), E.knn_dres((5, 10)), **small)} for d in ("mog8", "ckb8")}
@@ -103,7 +103,7 @@ def q2(sweeps, *, critical=None, **grid):
 
     Examples
     --------
-    >>> from gendel import experiments as E
+    >>> from gendel.synthetic import experiments as E
     >>> small = dict(N=40, m=20, R=5, cache=False, progress=False)  # a small, quick run
     >>> sweeps = {d: {"kbc": E.sweep(d, (0.8, 0.9), E.kbc_dres((0.075, 0.1, 0.125)), **small),
     ...               "knn": E.sweep(d, (0.8, 0.9), E.knn_dres((5, 10)), **small)} for d in ("mog8", "ckb8")}
@@ -138,7 +138,7 @@ def q3(sweeps, *, critical=None, **grid):
 
     Examples
     --------
-    >>> from gendel import experiments as E
+    >>> from gendel.synthetic import experiments as E
     >>> small = dict(N=40, m=20, R=5, cache=False, progress=False)  # a small, quick run
     >>> sweeps = {d: {"kbc": E.sweep(d, (0.8, 0.9), E.kbc_dres((0.075, 0.1, 0.125)), **small),
     ...               "knn": E.sweep(d, (0.8, 0.9), E.knn_dres((5, 10)), **small)} for d in ("mog8", "ckb8")}

@@ -151,7 +151,8 @@ class DeletionTest:
     Examples
     --------
     >>> import numpy as np
-    >>> from gendel import data, dre, models
+    >>> from gendel.core import dre, models
+    >>> from gendel.synthetic import data
     >>> from gendel.deletion_test.decision import DeletionTest
     >>> X, comp = data.mog8(400, rng=np.random.default_rng(0))
     >>> deleted = data.deletion_mask("mog8", comp, 0.5, rng=np.random.default_rng(1))

@@ -1,22 +1,33 @@
-"""From result files of :mod:`gendel.gan.protocol` to the numbers and verdicts of the chapter.
+"""From GAN results (:class:`~gendel.gan.results.JobResult`) to the numbers of the chapter.
 
-Every function takes result dicts (as returned by :func:`gendel.gan.protocol.run_job` or
-:func:`~gendel.gan.protocol.load_results`) and returns plain numbers or rows; the pages only
-display them. The claims of §5.2 and Appendix E each have one function returning a
-:class:`Claim`, tested on constructed results where the verdict is known.
+Every function takes results and returns numbers or small records; the pages display them and
+:mod:`gendel.claims.gan` turns them into verdicts. Nothing here trains or samples.
+
+The quantities, for one deletion set (data set, setting, λ) over the seeds of a profile:
+
+- label distributions of the pre-trained p̂, re-trained p̂′, approximated ρ̂_ℰ·p̂ (Alg. 1) and
+  control (a second p̂ on the same X) models, read by the label classifier from ``m`` samples;
+- the exact *yardstick*: the label distributions of X and of X \\ X', known from the data;
+- the *deleted mass* δ: the share of samples whose label is one X' was drawn from;
+- total-variation (TV) distances between label distributions, and the *run-to-run control*:
+  what two trainings on the same data differ by (p̂ against the control; p̂′ of two seeds, which
+  see the same X \\ X' since X' does not depend on the seed);
+- the sampling noise of a label distribution of ``m`` samples (multinomial).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from collections import defaultdict
 
 import numpy as np
 
+from gendel.deletion_test.stats import PAPER_STATISTICS, ks_statistic
 
-MODELS = ("pre", "re", "approx")
-MODEL_NAMES = {"pre": "pre-trained p̂", "re": "re-trained p̂′", "approx": "approximated ρ̂_ℰ·p̂"}
-STATISTICS = ("LR", "ASC log", "ASC tlogt")
+MODELS = ("pre", "re", "approx", "control")
+MODEL_NAMES = {"pre": "pre-trained p̂", "re": "re-trained p̂′", "approx": "approximated ρ̂_ℰ·p̂",
+               "control": "control (p̂, another seed)"}
 
 
 def deleted_labels(setting):
@@ -33,7 +44,7 @@ def deleted_labels(setting):
 
 
 def proportions(counts):
-    """Label counts -> label distribution (sums to one).
+    """Label counts -> label distribution (sums to one, along the last axis).
 
     Examples
     --------
@@ -58,29 +69,12 @@ def tv_distance(p, q):
     return 0.5 * np.abs(np.asarray(p, float) - np.asarray(q, float)).sum(axis=-1)
 
 
-def gap_closed(pre, re, approx):
-    """The fraction of the gap TV(pre, re) that fast deletion closed: 1 - TV(approx, re) / TV(pre, re).
+def class_reweighted(dist, setting, lam):
+    """A label distribution re-weighted by the exact class-level ratio of the data.
 
-    NaN where the pre-trained and the re-trained distributions are equal (there is no gap).
-
-    Examples
-    --------
-    >>> pre, re, approx = [0.5, 0.5], [0.25, 0.75], [0.3, 0.7]    # TV 0.25 before, 0.05 after
-    >>> round(float(gap_closed(pre, re, approx)), 3)
-    0.8
-    """
-    gap = np.asarray(tv_distance(pre, re), float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(gap > 0, 1.0 - tv_distance(approx, re) / np.where(gap > 0, gap, 1.0), np.nan)
-
-
-def class_reweighted(pre, setting, lam):
-    """The pre-trained label distribution re-weighted by the exact class-level ratio of the data.
-
-    Deleting a 1 - λ fraction of each label of one parity multiplies the data distribution of
-    those labels by λ (and renormalises). A DRE equal to that data ratio, ρ_* = p_*'/p_*, would
-    turn the pre-trained model's labels into this distribution: the best fast deletion can do
-    with a perfect DRE, whatever the pre-trained model's own label frequencies.
+    Deleting a 1 − λ fraction of each label of one parity multiplies the data distribution of
+    those labels by λ (and renormalises). Applied to the labels of X it gives those of X \\ X';
+    applied to a model's labels, what Alg. 1 with a DRE equal to that data ratio would give.
 
     Examples
     --------
@@ -90,65 +84,141 @@ def class_reweighted(pre, setting, lam):
     """
     w = np.ones(10)
     w[deleted_labels(setting)] = lam
-    q = np.asarray(pre, float) * w
+    q = np.asarray(dist, float) * w
     return q / q.sum(axis=-1, keepdims=True)
 
 
-def _key(result):
-    job = result["job"]
-    return job["dataset"], job["setting"], float(job["lam"])
-
-
-def group(results):
-    """Results grouped by (data set, setting, λ), seeds in order: {key: [result, ...]}.
+def deleted_mass(dist, setting):
+    """δ: the share of a label distribution on the labels X' was drawn from.
 
     Examples
     --------
-    >>> job = lambda setting, seed: {"job": {"dataset": "mnist", "setting": setting, "lam": 0.7, "seed": seed}}
-    >>> for key, rs in group([job("odd", 1), job("even", 0), job("odd", 0)]).items():
-    ...     print(key, [r["job"]["seed"] for r in rs])
-    ('mnist', 'even', 0.7) [0]
-    ('mnist', 'odd', 0.7) [0, 1]
+    >>> float(deleted_mass(np.full(10, 0.1), "odd"))
+    0.5
+    """
+    return np.asarray(dist, float)[..., deleted_labels(setting)].sum(axis=-1)
+
+
+def _key(result):
+    return result.dataset, result.setting, float(result.lam)
+
+
+def group(results):
+    """Results grouped by (data set, setting, λ), seeds in order: ``{key: [result, ...]}``.
+
+    Examples
+    --------
+    >>> rs = stored_results_for_examples()
+    >>> [(k, [r.seed for r in v]) for k, v in group(rs).items()][:2]
+    [(('mnist', 'even', 0.7), [0]), (('mnist', 'odd', 0.7), [0])]
     """
     groups = defaultdict(list)
-    for r in sorted(results, key=lambda r: (_key(r), r["job"]["seed"])):
+    for r in sorted(results, key=lambda r: (_key(r), r.seed)):
         groups[_key(r)].append(r)
     return dict(groups)
 
 
-def _sem(values):
-    values = np.asarray(values, float)
-    return values.std(axis=0, ddof=1) / np.sqrt(len(values)) if len(values) > 1 else np.full(values.shape[1:], np.nan)
+def sampling_tv(dist, m, *, n_draws=2000, rng=0):
+    """The TV distance between two label distributions of ``m`` samples each drawn from the same
+    ``dist`` (mean and 95th percentile over simulated pairs): how far apart sampling alone puts two
+    models that do not differ.
+
+    Examples
+    --------
+    >>> mean, p95 = sampling_tv(np.full(10, 0.1), 5000)
+    >>> 0.01 < mean < p95 < 0.04
+    True
+    """
+    rng = np.random.default_rng(rng)
+    a = rng.multinomial(m, dist, size=n_draws) / m
+    b = rng.multinomial(m, dist, size=n_draws) / m
+    tv = tv_distance(a, b)
+    return float(tv.mean()), float(np.quantile(tv, 0.95))
 
 
 @dataclasses.dataclass(frozen=True)
 class LabelSummary:
-    """Q2 for one deletion set: label distributions (mean and standard error over the seeds)
-    and the distances that say how well fast deletion did.
+    """Q2 for one deletion set: label distributions per seed, the yardstick and the control.
+
+    Attributes
+    ----------
+    dataset, setting, lam
+        The deletion set.
+    seeds : tuple of int
+    m : int
+        Samples per model and seed whose labels were counted.
+    dist : dict
+        model -> (n_seeds, 10) label distributions, one row per seed (no ``control`` in results
+        made before the control existed).
+    data_all, data_kept : ndarray (10,)
+        The exact label distributions of X and of X \\ X' (the yardstick).
 
     Examples
     --------
-    Made by :func:`label_summary` from the label counts of each model:
-
-    >>> r = {"job": {"dataset": "mnist", "setting": "even", "lam": 0.5, "seed": 0},
-    ...      "labels": {"pre": [100] * 10, "re": [50, 100] * 5, "approx": [60, 100] * 5}}
-    >>> (s,) = label_summary([r])
-    >>> s.setting, s.seeds, round(float(s.deleted_mass["approx"][0]), 3)
-    ('even', 1, 0.375)
+    >>> (s, *_) = label_summary(stored_results_for_examples())
+    >>> s.dataset, s.setting, s.seeds, s.dist["pre"].shape
+    ('mnist', 'even', (0,), (1, 10))
+    >>> round(float(s.exact_shift), 3)         # δ(X \\ X') − δ(X): what deleting X' does to the labels
+    -0.082
     """
 
     dataset: str
     setting: str
     lam: float
-    seeds: int
-    mean: dict       # model -> (10,) mean label distribution
-    sem: dict        # model -> (10,) standard error over seeds (NaN for one seed)
-    tv_pre_re: np.ndarray      # per seed
-    tv_approx_re: np.ndarray   # per seed
-    gap_closed: np.ndarray     # per seed
-    tv_ideal_re: np.ndarray    # per seed: the class-reweighted pre-trained model against re-trained
-    tv_approx_ideal: np.ndarray  # per seed: the approximated model against the class-reweighted one
-    deleted_mass: dict         # model -> per-seed mass on the labels X' was drawn from
+    seeds: tuple
+    m: int
+    dist: dict
+    data_all: np.ndarray
+    data_kept: np.ndarray
+
+    @property
+    def models(self):
+        """The models with label counts (``control`` is missing from results of format version 1)."""
+        return tuple(k for k in MODELS if k in self.dist)
+
+    def mean(self, model):
+        """The mean label distribution over the seeds."""
+        return self.dist[model].mean(axis=0)
+
+    def sem(self, model):
+        """The standard error of the mean over the seeds (NaN for one seed)."""
+        d = self.dist[model]
+        return d.std(axis=0, ddof=1) / np.sqrt(len(d)) if len(d) > 1 else np.full(10, np.nan)
+
+    def mass(self, model):
+        """δ per seed: the share of ``model``'s samples on the labels X' was drawn from."""
+        return deleted_mass(self.dist[model], self.setting)
+
+    @property
+    def exact_shift(self):
+        """δ(X \\ X') − δ(X): the shift of the deleted mass that deleting X' makes in the data."""
+        return float(deleted_mass(self.data_kept, self.setting) - deleted_mass(self.data_all, self.setting))
+
+    def shift(self, model):
+        """δ(model) − δ(p̂) per seed, paired by seed (for ``approx`` the same p̂ is filtered)."""
+        return self.mass(model) - self.mass("pre")
+
+    def tv(self, a, b):
+        """TV(a, b) per seed, paired by seed; ``b`` may be ``"kept"`` or ``"all"`` (the data)."""
+        other = {"kept": self.data_kept, "all": self.data_all}.get(b)
+        return tv_distance(self.dist[a], self.dist[b] if other is None else other)
+
+    def tv_between_seeds(self, model):
+        """TV between ``model``'s label distributions of every pair of seeds (two trainings on the
+        same data: for ``re`` the run-to-run control of the re-trained model)."""
+        d = self.dist[model]
+        return np.array([tv_distance(d[i], d[j]) for i, j in itertools.combinations(range(len(d)), 2)])
+
+    def sampling(self, model="re"):
+        """(mean, 95th percentile) of the TV that sampling ``m`` points twice puts between two
+        identical models with ``model``'s mean label distribution."""
+        return sampling_tv(self.mean(model), self.m)
+
+    def gap_closed(self):
+        """1 − TV(approx, re) / TV(pre, re) per seed (NaN where there is no gap)."""
+        gap = self.tv("pre", "re")
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(gap > 0, 1.0 - self.tv("approx", "re") / np.where(gap > 0, gap, 1.0), np.nan)
 
 
 def label_summary(results):
@@ -156,155 +226,295 @@ def label_summary(results):
 
     Examples
     --------
-    The re-trained model halved the even labels; the approximated one went three quarters of the
-    way (in total variation):
-
-    >>> r = {"job": {"dataset": "mnist", "setting": "even", "lam": 0.5, "seed": 0},
-    ...      "labels": {"pre": [100] * 10, "re": [50, 100] * 5, "approx": [60, 100] * 5}}
-    >>> (s,) = label_summary([r])
-    >>> round(float(s.tv_pre_re[0]), 3), round(float(s.gap_closed[0]), 3), round(float(s.tv_ideal_re[0]), 3)
-    (0.167, 0.75, 0.0)
+    >>> [f"{s.dataset} {s.setting}-{s.lam:g}" for s in label_summary(stored_results_for_examples())]
+    ['mnist even-0.7', 'mnist odd-0.7', 'fashion-mnist even-0.7', 'fashion-mnist odd-0.7']
     """
     out = []
-    for (dataset, setting, lam), rs in group(results).items():
-        dist = {m: np.array([proportions(r["labels"][m]) for r in rs]) for m in MODELS}
-        deleted = deleted_labels(setting)
-        ideal = class_reweighted(dist["pre"], setting, lam)
+    order = {"mnist": 0, "fashion-mnist": 1}
+    for (dataset, setting, lam), rs in sorted(group(results).items(),
+                                              key=lambda kv: (order.get(kv[0][0], 2), kv[0][1], kv[0][2])):
+        models = [k for k in MODELS if all(k in r.labels for r in rs)]
         out.append(LabelSummary(
-            dataset, setting, lam, len(rs),
-            mean={m: d.mean(axis=0) for m, d in dist.items()},
-            sem={m: _sem(d) for m, d in dist.items()},
-            tv_pre_re=tv_distance(dist["pre"], dist["re"]),
-            tv_approx_re=tv_distance(dist["approx"], dist["re"]),
-            gap_closed=gap_closed(dist["pre"], dist["re"], dist["approx"]),
-            tv_ideal_re=tv_distance(ideal, dist["re"]),
-            tv_approx_ideal=tv_distance(dist["approx"], ideal),
-            deleted_mass={m: d[:, deleted].sum(axis=1) for m, d in dist.items()},
-        ))
+            dataset, setting, lam, tuple(r.seed for r in rs), int(rs[0].profile["m_labels"]),
+            {k: np.array([proportions(r.labels[k]) for r in rs]) for k in models},
+            proportions(rs[0].data["label_counts_X"]), proportions(rs[0].data["label_counts_kept"])))
     return out
 
 
-def bound_label_distribution(labels, log_ratio, bound):
-    """The label distribution of Alg. 1 with bound B, from stored pre-trained samples.
+# ---- Q3 --------------------------------------------------------------------------------------
 
-    A proposal y is accepted with probability min(ρ̂_ℰ(y), B) / B, so the accepted labels follow
-    the pre-trained labels weighted by min(ρ̂_ℰ, B): B only changes the result where it clips
-    ρ̂_ℰ. Returns ``(distribution (10,), acceptance rate)``.
+
+def statistics(results, stat, *, seed=None):
+    """Q3 values of ``stat`` per deletion set: ``{key: {"h0", "h1", "control"}}`` of one seed (one
+    pair of trained models, as the test sees it) or pooled over the seeds (``seed=None``).
 
     Examples
     --------
-    >>> dist, acceptance = bound_label_distribution([0, 0, 1, 1], np.log([0.5, 0.5, 2.0, 4.0]), 2.0)
-    >>> np.round(dist[:2], 3).tolist(), round(acceptance, 3)    # weights 0.5, 0.5, 2, 2 (4 clipped to B)
-    ([0.2, 0.8], 0.625)
+    >>> values = statistics(stored_results_for_examples(), "lr")
+    >>> sorted(values[("mnist", "odd", 0.7)]), values[("mnist", "odd", 0.7)]["h0"].shape
+    (['h0', 'h1'], (100,))
     """
-    labels = np.asarray(labels)
-    bound = float(bound)
-    if not bound > 0:
-        raise ValueError(f"bound must be > 0; got {bound}")
-    w = np.minimum(np.exp(np.asarray(log_ratio, float)), bound)
-    dist = np.bincount(labels, weights=w, minlength=10)
-    return dist / dist.sum(), float(w.mean() / bound)
+    if stat not in PAPER_STATISTICS:
+        raise ValueError(f"stat must be one of {PAPER_STATISTICS}; got {stat!r}")
+    out = {}
+    for key, rs in group([r for r in results if seed is None or r.seed == seed]).items():
+        sides = [w for w in ("h0", "h1", "control") if all(w in r.statistic(stat) for r in rs)]
+        out[key] = {w: np.concatenate([np.asarray(r.statistic(stat)[w], float) for r in rs]) for w in sides}
+    return out
 
 
 @dataclasses.dataclass(frozen=True)
-class Cost:
-    """Wall time of re-training against fast deletion (VDM + rejection-sampling overhead).
+class KSSummary:
+    """Q3 for one deletion set and statistic: KS between H0 and H1 per seed, and the control
+    (KS between H0 and samples of a second pre-trained model), with bootstrap standard errors.
 
     Examples
     --------
-    >>> c = Cost("mnist", "even", 0.7, "CPU", retrain=100.0, vdm=10.0, overhead_per_accepted=0.001,
-    ...          m=10_000, gan_epochs=10, vdm_epochs=5)
-    >>> c.fast_deletion, c.speedup, round(c.speedup_at(), 1)    # speedup_at: the paper's epochs and m
-    (20.0, 5.0, 15.4)
+    >>> s = ks_summary(stored_results_for_examples())[0]
+    >>> s.stat, s.ks.shape, bool(0 <= s.ks[0] <= 1)
+    ('lr', (1,), True)
     """
 
     dataset: str
     setting: str
     lam: float
-    device: str
-    retrain: float
-    vdm: float
-    overhead_per_accepted: float
-    m: int
-    gan_epochs: int
-    vdm_epochs: int
+    stat: str
+    seeds: tuple
+    R: int
+    ks: np.ndarray           # per seed: KS(H0, H1)
+    ks_control: np.ndarray   # per seed: KS(H0, control); empty for results without a control
+    boot_se: np.ndarray      # per seed: bootstrap standard error of KS(H0, H1)
 
     @property
-    def fast_deletion(self):
-        """VDM training plus the rejection-sampling overhead of m accepted samples."""
-        return self.vdm + max(self.overhead_per_accepted, 0.0) * self.m
+    def mean(self):
+        return float(self.ks.mean())
 
     @property
-    def speedup(self):
-        """Re-training time / fast-deletion time, as measured."""
-        return self.retrain / self.fast_deletion
-
-    def speedup_at(self, gan_epochs=200, vdm_epochs=40, m=50_000):
-        """The speed-up with other epoch counts (default: the paper's), from the measured time per
-        epoch of each training (an extrapolation: time per epoch does not depend on the count)."""
-        retrain = self.retrain / self.gan_epochs * gan_epochs
-        fast = self.vdm / self.vdm_epochs * vdm_epochs + max(self.overhead_per_accepted, 0.0) * m
-        return retrain / fast
+    def se(self):
+        """Standard error of the mean KS: over the seeds when there are several, else the bootstrap's."""
+        if len(self.ks) > 1:
+            return float(self.ks.std(ddof=1) / np.sqrt(len(self.ks)))
+        return float(self.boot_se[0])
 
 
-def costs(results):
-    """One :class:`Cost` per deletion set: medians over seeds.
+def ks_bootstrap_se(h0, h1, *, n_boot=300, rng=0):
+    """Bootstrap standard error of KS(h0, h1) (the R repeats of each side resampled).
 
     Examples
     --------
-    >>> def result(seed, retrain):
-    ...     return {"job": {"dataset": "mnist", "setting": "even", "lam": 0.7, "seed": seed},
-    ...             "profile": {"m_labels": 1000, "gan_epochs": 10, "vdm_epochs": 5}, "hardware": {"device": "CPU"},
-    ...             "timings": {"retrain": retrain, "vdm": 10.0, "overhead_per_accepted": 0.01}}
-    >>> (c,) = costs([result(0, 80.0), result(1, 100.0), result(2, 400.0)])
-    >>> c.retrain, c.fast_deletion, c.speedup          # the median re-training time
-    (100.0, 20.0, 5.0)
+    >>> se = ks_bootstrap_se(np.arange(40.0), np.arange(40.0) + 20)
+    >>> 0.0 < se < 0.2
+    True
+    """
+    rng = np.random.default_rng(rng)
+    h0, h1 = np.asarray(h0, float), np.asarray(h1, float)
+    values = [ks_statistic(h0[rng.integers(0, len(h0), len(h0))], h1[rng.integers(0, len(h1), len(h1))])
+              for _ in range(n_boot)]
+    return float(np.std(values, ddof=1))
+
+
+def ks_summary(results, stats=PAPER_STATISTICS):
+    """One :class:`KSSummary` per deletion set and statistic.
+
+    Examples
+    --------
+    >>> [s.stat for s in ks_summary(stored_results_for_examples())][:3]
+    ['lr', 'asc-log', 'asc-tlogt']
     """
     out = []
     for (dataset, setting, lam), rs in group(results).items():
-        t = lambda k: float(np.median([r["timings"][k] for r in rs]))  # noqa: E731
-        p = rs[0]["profile"]
-        out.append(Cost(dataset, setting, lam, rs[0]["hardware"]["device"], t("retrain"), t("vdm"),
-                        t("overhead_per_accepted"), int(p["m_labels"]), int(p["gan_epochs"]), int(p["vdm_epochs"])))
+        for stat in stats:
+            ks = np.array([r.q3["ks"][stat]["h1"] for r in rs], float)
+            control = np.array([r.q3["ks"][stat]["control"] for r in rs if "control" in r.q3["ks"][stat]], float)
+            boot = np.array([ks_bootstrap_se(r.statistic(stat)["h0"], r.statistic(stat)["h1"], rng=i)
+                             for i, r in enumerate(rs)])
+            out.append(KSSummary(dataset, setting, lam, stat, tuple(r.seed for r in rs), int(rs[0].q3["R"]), ks,
+                                 control, boot))
     return out
 
 
-def _seeds(results, seed):
-    return results if seed is None else [r for r in results if r["job"]["seed"] == seed]
+# ---- what the DRE achieves on real images and on GAN samples ----------------------------------------
 
 
-def statistics(results, stat, *, seed=None):
-    """Q3 values of ``stat`` per deletion set: {key: (H0, H1)}, of one seed (one pair of trained
-    models, as the test sees it) or pooled over the seeds (``seed=None``).
+def achieved_shift(weights, counts, setting, lam):
+    """The share of the exact shift of the deleted mass that Alg. 1's weights achieve on a pool.
 
-    Examples
-    --------
-    >>> def result(seed, h0, h1):
-    ...     return {"job": {"dataset": "mnist", "setting": "odd", "lam": 0.7, "seed": seed},
-    ...             "q3": {"values": {"LR": {"H0": h0, "H1": h1}}}}
-    >>> rs = [result(0, [0.1, 0.2], [0.9, 1.1]), result(1, [0.3], [1.2])]
-    >>> [h.tolist() for h in statistics(rs, "LR")[("mnist", "odd", 0.7)]]
-    [[0.1, 0.2, 0.3], [0.9, 1.1, 1.2]]
-    >>> [h.tolist() for h in statistics(rs, "LR", seed=1)[("mnist", "odd", 0.7)]]
-    [[0.3], [1.2]]
-    """
-    if stat not in STATISTICS:
-        raise ValueError(f"stat must be one of {STATISTICS}; got {stat!r}")
-    return {key: (np.concatenate([r["q3"]["values"][stat]["H0"] for r in rs]),
-                  np.concatenate([r["q3"]["values"][stat]["H1"] for r in rs]))
-            for key, rs in group(_seeds(results, seed)).items()}
-
-
-def ks_table(results, *, seed=None):
-    """KS between H0 and H1 of one seed, or its mean over the seeds (``seed=None``): {key: {stat: KS}}.
+    ``weights`` and ``counts`` are per-label sums of min(ρ̂_ℰ, B) and per-label counts of a pool
+    (:func:`gendel.gan.experiment.reweighted`). Without weights the pool's deleted mass is δ; the
+    exact data ratio would move it to δ* (the pool re-weighted by λ on the deleted labels); Alg. 1
+    with ρ̂_ℰ moves it to δ_w. Returns (δ_w − δ) / (δ* − δ): 1 is the whole shift, 0 none.
 
     Examples
     --------
-    >>> def result(seed, lr):
-    ...     return {"job": {"dataset": "mnist", "setting": "odd", "lam": 0.7, "seed": seed},
-    ...             "q3": {"ks": {"LR": lr, "ASC log": 0.5, "ASC tlogt": 0.25}}}
-    >>> ks_table([result(0, 1.0), result(1, 0.5)])
-    {('mnist', 'odd', 0.7): {'LR': 0.75, 'ASC log': 0.5, 'ASC tlogt': 0.25}}
+    >>> counts = np.full(10, 100)
+    >>> exact = counts * np.where(np.arange(10) % 2 == 0, 0.5, 1.0)   # the data ratio: λ = 0.5 on even labels
+    >>> round(float(achieved_shift(exact, counts, "even", 0.5)), 3)
+    1.0
+    >>> float(achieved_shift(counts.astype(float), counts, "even", 0.5))   # all weights equal: no shift
+    0.0
     """
-    return {key: {s: float(np.mean([r["q3"]["ks"][s] for r in rs])) for s in STATISTICS}
-            for key, rs in group(_seeds(results, seed)).items()}
+    counts = np.asarray(counts, float)
+    base = deleted_mass(proportions(counts), setting)
+    target = deleted_mass(class_reweighted(proportions(counts), setting, lam), setting)
+    moved = deleted_mass(proportions(weights), setting)
+    return (moved - base) / (target - base)
+
+
+@dataclasses.dataclass(frozen=True)
+class Achieved:
+    """How much of the deletion Alg. 1 achieves with the job's ρ̂_ℰ, by pool, per seed.
+
+    ``train`` and ``test``: the *empirical model* (the training images, the unseen test images,
+    labelled by their true labels); ``gan``: the pre-trained GAN's samples (labelled by the
+    classifier); ``gan_by_epoch``: the GAN after each kept epoch of its training, with the
+    classifier's mean confidence on its samples (a rough quality) and the training seconds.
+
+    Examples
+    --------
+    >>> achieved_summary(stored_results_for_examples())    # results of format version 1 have no pools
+    []
+    """
+
+    dataset: str
+    setting: str
+    lam: float
+    seeds: tuple
+    train: np.ndarray
+    test: np.ndarray
+    gan: np.ndarray
+    gan_by_epoch: dict       # epoch -> per-seed achieved share
+
+
+def achieved_summary(results):
+    """One :class:`Achieved` per deletion set (results without the pools are left out).
+
+    Examples
+    --------
+    >>> achieved_summary([])
+    []
+    """
+    out = []
+    for (dataset, setting, lam), rs in group([r for r in results if r.reweighted is not None]).items():
+        pools = {p: np.array([achieved_shift(r.reweighted[p]["weights"], r.reweighted[p]["counts"], setting, lam)
+                              for r in rs]) for p in ("train", "test", "pretrained")}
+        by_epoch = defaultdict(list)
+        for r in rs:
+            c = r.curves["pretrained"]
+            for e, w, n in zip(c["epochs"], c["reweighted"], c["labels"]):
+                by_epoch[int(e)].append(achieved_shift(w, n, setting, lam))
+        out.append(Achieved(dataset, setting, lam, tuple(r.seed for r in rs), pools["train"], pools["test"],
+                            pools["pretrained"], {e: np.array(v) for e, v in sorted(by_epoch.items())}))
+    return out
+
+
+# ---- cost at equal quality ----------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Cost:
+    """Re-training against fast deletion for one job, in CPU seconds of one thread (or wall seconds
+    on a GPU), with quality measured as the TV distance to the exact yardstick X \\ X'.
+
+    Attributes
+    ----------
+    retrain_curve : ndarray (epochs, 2)
+        (training seconds up to the epoch, TV of p̂′ after that epoch to X \\ X').
+    fast_curve : ndarray (epochs, 2)
+        (VDM training seconds up to the epoch + Alg. 1's seconds for ``m`` samples, TV of the
+        label distribution Alg. 1 gives with that ρ̂_ℰ to X \\ X').
+    sampling_seconds : float
+        Alg. 1's seconds for ``m`` accepted samples (its proposals and ρ̂_ℰ on them).
+    retrain_seconds, fast_seconds : float
+        The whole training of p̂′; the whole VDM plus Alg. 1 (the paper's fixed-epoch comparison).
+
+    Examples
+    --------
+    >>> c = Cost("mnist", "even", 0.7, 0, "cpu", 100, np.array([[10.0, 0.3], [20.0, 0.1]]),
+    ...          np.array([[1.0, 0.25], [2.0, 0.2]]), 0.5)
+    >>> c.fast_tv, c.retrain_seconds_to_reach(c.fast_tv)   # TV 0.2 is reached a quarter of the way from 10 to 20 s
+    (0.2, 12.5)
+    >>> round(c.speedup_at_equal_quality, 2), c.speedup_fixed_epochs
+    (6.25, 10.0)
+    """
+
+    dataset: str
+    setting: str
+    lam: float
+    seed: int
+    clock: str               # "cpu" (CPU seconds) or "wall"
+    m: int
+    retrain_curve: np.ndarray
+    fast_curve: np.ndarray
+    sampling_seconds: float
+
+    @property
+    def retrain_seconds(self):
+        return float(self.retrain_curve[-1, 0])
+
+    @property
+    def fast_seconds(self):
+        return float(self.fast_curve[-1, 0])
+
+    @property
+    def fast_tv(self):
+        """The TV to X \\ X' that fast deletion reaches with the fully trained ρ̂_ℰ."""
+        return float(self.fast_curve[-1, 1])
+
+    def retrain_seconds_to_reach(self, tv):
+        """The training seconds after which p̂′ first has a TV to X \\ X' of at most ``tv``
+        (linear between kept epochs, and from no training at the first epoch's TV); inf if never."""
+        seconds, values = self.retrain_curve[:, 0], self.retrain_curve[:, 1]
+        below = np.flatnonzero(values <= tv)
+        if not len(below):
+            return float("inf")
+        i = below[0]
+        if i == 0:
+            return float(seconds[0])
+        s0, s1, v0, v1 = seconds[i - 1], seconds[i], values[i - 1], values[i]
+        return float(s0 + (s1 - s0) * (v0 - tv) / (v0 - v1)) if v0 != v1 else float(s1)
+
+    @property
+    def speedup_at_equal_quality(self):
+        """Re-training's seconds to reach fast deletion's TV, over fast deletion's seconds."""
+        return self.retrain_seconds_to_reach(self.fast_tv) / self.fast_seconds
+
+    @property
+    def speedup_fixed_epochs(self):
+        """The paper's comparison: the whole re-training over the whole VDM plus Alg. 1."""
+        return self.retrain_seconds / self.fast_seconds
+
+
+def costs(results, *, clock="cpu"):
+    """One :class:`Cost` per job with curves, in CPU seconds (``clock="cpu"``: the work of one
+    thread, robust to whatever else the machine ran) or wall seconds (``"wall"``).
+
+    Examples
+    --------
+    >>> costs(stored_results_for_examples())     # results of format version 1 have no curves
+    []
+    """
+    if clock not in ("cpu", "wall"):
+        raise ValueError(f"clock must be 'cpu' or 'wall'; got {clock!r}")
+    key = "cpu_seconds" if clock == "cpu" else "seconds"
+    suffix = "_cpu" if clock == "cpu" else ""
+    out = []
+    for r in results:
+        if r.curves is None:
+            continue
+        kept = proportions(r.data["label_counts_kept"])
+        m = int(r.profile["m_labels"])
+        sampling = float(r.timings[f"alg1_per_accepted{suffix}"]) * m
+        re = r.curves["retrained"]
+        retrain = np.column_stack([re[key], tv_distance(proportions(re["labels"]), kept)])
+        v = r.curves["vdm"]
+        fast = np.column_stack([np.asarray(v[key], float) + sampling,
+                                tv_distance(proportions(v["reweighted_pretrained"]), kept)])
+        out.append(Cost(r.dataset, r.setting, float(r.lam), r.seed, clock, m, retrain, fast, sampling))
+    return out
+
+
+def stored_results_for_examples():
+    """The stored gpu results (format version 1): the examples of this module run on them."""
+    from gendel.gan.results import stored_results
+
+    return stored_results("gpu")

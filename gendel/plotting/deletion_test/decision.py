@@ -56,7 +56,7 @@ def decision_frame(test, power, *, label=None, null=None):
 
     Examples
     --------
-    >>> from gendel import experiments
+    >>> from gendel.synthetic import experiments
     >>> from gendel.deletion_test.decision import DeletionTest
     >>> _, _, exact = experiments.setup("mog8", 0.5, N=100)
     >>> test = DeletionTest(exact.pretrained_, exact, n_null=99, rng=0, n_pilot=200)
