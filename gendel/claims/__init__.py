@@ -10,7 +10,8 @@ the book (the 2-D chapter, the GAN chapter and the theory pages). The claims of 
 Appendix D on the synthetic data are in :mod:`!gendel.claims.synthetic`.
 """
 
-from gendel.claims.base import HEADER, NOT_RESOLVED, VERDICTS, Claim, glue_values, ks_critical, rows, verdict  # noqa: F401
+from gendel.claims.base import (HEADER, NOT_DISTINGUISHABLE, NOT_RESOLVED, VERDICTS, Claim, glue_values,  # noqa: F401
+                                ks_critical, rows, verdict)
 from gendel.claims.approximation import (q1_ckb_exception, q1_ckb_harder, q1_knn, q1_lambda,
                             q1_larger_sigma, q1_monotone, q1_phi_order)
 from gendel.claims.deletion_test import q3_ckb_harder, q3_kbc_knn, q3_lambda, q3_lr_asc, q3_wide

@@ -10,7 +10,9 @@ from scipy.special import kolmogi
 
 #: The verdict of a claim whose compared differences all lie inside their noise margins.
 NOT_RESOLVED = "not resolved at this sample size"
-VERDICTS = ("holds", "partly", "does not hold", NOT_RESOLVED, "not tested")
+#: The verdict of a claim whose effect is no larger than what another training run gives (GAN half).
+NOT_DISTINGUISHABLE = "not distinguishable from training noise"
+VERDICTS = ("holds", "partly", "does not hold", NOT_RESOLVED, NOT_DISTINGUISHABLE, "not tested")
 #: The columns of a claims table, in the order of :func:`rows`.
 HEADER = ("claim", "where", "our numbers", "verdict")
 

@@ -113,7 +113,8 @@ def group(results):
     [(('mnist', 'even', 0.7), [0]), (('mnist', 'odd', 0.7), [0])]
     """
     groups = defaultdict(list)
-    for r in sorted(results, key=lambda r: (_key(r), r.seed)):
+    order = {"mnist": 0, "fashion-mnist": 1}
+    for r in sorted(results, key=lambda r: (order.get(r.dataset, 2), _key(r), r.seed)):
         groups[_key(r)].append(r)
     return dict(groups)
 
@@ -159,7 +160,7 @@ class LabelSummary:
     >>> s.dataset, s.setting, s.seeds, s.dist["pre"].shape
     ('mnist', 'even', (0,), (1, 10))
     >>> round(float(s.exact_shift), 3)         # δ(X \\ X') − δ(X): what deleting X' does to the labels
-    -0.082
+    -0.088
     """
 
     dataset: str
@@ -350,8 +351,8 @@ def achieved_shift(weights, counts, setting, lam):
     >>> exact = counts * np.where(np.arange(10) % 2 == 0, 0.5, 1.0)   # the data ratio: λ = 0.5 on even labels
     >>> round(float(achieved_shift(exact, counts, "even", 0.5)), 3)
     1.0
-    >>> float(achieved_shift(counts.astype(float), counts, "even", 0.5))   # all weights equal: no shift
-    0.0
+    >>> float(achieved_shift(counts.astype(float), counts, "even", 0.5)) == 0    # all weights equal: no shift
+    True
     """
     counts = np.asarray(counts, float)
     base = deleted_mass(proportions(counts), setting)
@@ -431,10 +432,10 @@ class Cost:
     --------
     >>> c = Cost("mnist", "even", 0.7, 0, "cpu", 100, np.array([[10.0, 0.3], [20.0, 0.1]]),
     ...          np.array([[1.0, 0.25], [2.0, 0.2]]), 0.5)
-    >>> c.fast_tv, c.retrain_seconds_to_reach(c.fast_tv)   # TV 0.2 is reached a quarter of the way from 10 to 20 s
-    (0.2, 12.5)
-    >>> round(c.speedup_at_equal_quality, 2), c.speedup_fixed_epochs
-    (6.25, 10.0)
+    >>> c.fast_tv, c.retrain_seconds_to_reach(c.fast_tv)   # TV 0.2 is reached half way from 10 to 20 s
+    (0.2, 15.0)
+    >>> c.speedup_at_equal_quality, c.speedup_fixed_epochs
+    (7.5, 10.0)
     """
 
     dataset: str
