@@ -99,6 +99,28 @@ def deleted_mass(dist, setting):
     return np.asarray(dist, float)[..., deleted_labels(setting)].sum(axis=-1)
 
 
+def bound_label_distribution(labels, log_ratio, bound):
+    """The label distribution of Alg. 1 with bound B, from stored pre-trained samples.
+
+    A proposal y is accepted with probability min(ρ̂_ℰ(y), B) / B, so the accepted labels follow
+    the pre-trained labels weighted by min(ρ̂_ℰ, B): B only changes the result where it clips
+    ρ̂_ℰ. Returns ``(distribution (10,), acceptance rate)``.
+
+    Examples
+    --------
+    >>> dist, acceptance = bound_label_distribution([0, 0, 1, 1], np.log([0.5, 0.5, 2.0, 4.0]), 2.0)
+    >>> np.round(dist[:2], 3).tolist(), round(acceptance, 3)    # weights 0.5, 0.5, 2, 2 (4 clipped to B)
+    ([0.2, 0.8], 0.625)
+    """
+    labels = np.asarray(labels)
+    bound = float(bound)
+    if not bound > 0:
+        raise ValueError(f"bound must be > 0; got {bound}")
+    w = np.minimum(np.exp(np.asarray(log_ratio, float)), bound)
+    dist = np.bincount(labels, weights=w, minlength=10)
+    return dist / dist.sum(), float(w.mean() / bound)
+
+
 def _key(result):
     return result.dataset, result.setting, float(result.lam)
 

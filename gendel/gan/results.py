@@ -176,7 +176,7 @@ class JobResult:
         Examples
         --------
         >>> r = stored_results("gpu")[0]
-        >>> float(r.distribution("pre").sum())
+        >>> round(float(r.distribution("pre").sum()), 12)
         1.0
         """
         counts = np.asarray(self.labels[model], float)

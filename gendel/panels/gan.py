@@ -32,8 +32,8 @@ class LabelPanel(Panel):
 
     Parameters
     ----------
-    results : list of dict
-        Job results with their arrays (:func:`gendel.gan.protocol.load_results`); the seeds of a
+    results : list of :class:`~gendel.gan.results.JobResult`
+        Job results with their arrays (:func:`gendel.gan.stored_results`); the seeds of a
         deletion set are averaged.
     bound : float
         The initial bound B, in [1, 10] (the slider's range).
@@ -51,14 +51,14 @@ class LabelPanel(Panel):
 
     Examples
     --------
-    >>> from gendel.gan import load_results
-    >>> panel = LabelPanel(load_results("quick"))      # doctest: +SKIP
+    >>> from gendel.gan import stored_results
+    >>> panel = LabelPanel(stored_results("quick"))    # doctest: +SKIP
     >>> panel.set(bound=1.2)                           # doctest: +SKIP
     >>> panel                                          # doctest: +SKIP
     """
 
     def __init__(self, results, *, bound=10.0):
-        self.groups = {k: rs for k, rs in group(results).items() if all("arrays" in r for r in rs)}
+        self.groups = {k: rs for k, rs in group(results).items() if all("pre_labels" in r.arrays for r in rs)}
         if not self.groups:
             raise ValueError("no results with stored samples: run the jobs first (gendel.gan.run_profile)")
         first = next(iter(self.groups))
@@ -151,11 +151,11 @@ class LabelPanel(Panel):
     def bars(self):
         """The three label distributions and the acceptance rate at the current controls."""
         rs = self.groups[(self._dataset.value, *self._deletion.value)]
-        pre = np.mean([np.bincount(r["arrays"]["pre_labels"], minlength=10) / len(r["arrays"]["pre_labels"])
+        pre = np.mean([np.bincount(r.arrays["pre_labels"], minlength=10) / len(r.arrays["pre_labels"])
                        for r in rs], axis=0)
-        re = np.mean([np.asarray(r["labels"]["re"]) / sum(r["labels"]["re"]) for r in rs], axis=0)
-        per_seed = [bound_label_distribution(r["arrays"]["pre_labels"], r["arrays"]["pre_log_ratio"],
-                                             self._bound.value) for r in rs]
+        re = np.mean([r.distribution("re") for r in rs], axis=0)
+        per_seed = [bound_label_distribution(r.arrays["pre_labels"], r.arrays["pre_log_ratio"], self._bound.value)
+                    for r in rs]
         approx = np.mean([d for d, _ in per_seed], axis=0)
         return {"pre": pre, "re": re, "approx": approx}, float(np.mean([a for _, a in per_seed]))
 
@@ -179,7 +179,7 @@ def label_panel(results, **kwargs):
     --------
     In a notebook, on the stored results of a profile (the panel needs a live kernel):
 
-    >>> from gendel.gan.protocol import stored_results  # doctest: +SKIP
+    >>> from gendel.gan import stored_results  # doctest: +SKIP
     >>> label_panel(stored_results("gpu"), bound=10.0)  # doctest: +SKIP
     """
     from gendel._environment import enable_colab_widgets, in_book_build, in_colab

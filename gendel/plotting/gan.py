@@ -1,27 +1,46 @@
-"""Figures of the chapter on DCGANs (§5.2, Appendix E): sample grids, label bars, LR/ASC.
+"""Figures of the chapter on DCGANs (§5.2, Appendix E).
 
-Every function takes numbers computed by :mod:`gendel.gan.report` or stored in result files
-(:mod:`gendel.gan.protocol`) and returns a plotly figure; nothing here trains or samples.
+Every function takes numbers computed by :mod:`gendel.gan.report` (or stored in
+:class:`~gendel.gan.results.JobResult`\\ s) and returns a plotly figure; nothing here trains or
+samples.
+
+==================================  ==========================================================
+:func:`sample_grid_figure`          32 samples of each model, side by side
+:func:`label_bars_figure`           Fig. 7(a)(b): label distributions (mean ± SE over seeds),
+                                    the exact X \\ X' as a mark, one panel per deletion set
+:func:`label_bars_slider_figure`    the same for every λ of a setting, with a slider over λ
+:func:`statistics_figure`           Fig. 7(c): histograms of LR/ASC under H0, H1 and the control
+:func:`ks_lambda_figure`            Appendix E's Q3 in one view: KS against λ per statistic
+:func:`achieved_figure`             the share of the deletion Alg. 1 achieves on real images and
+                                    on GAN samples, and on the GAN after each epoch
+:func:`cost_figure`                 quality (TV to X \\ X') against seconds: re-training and fast deletion
+:func:`bound_slider_figure`         Alg. 1's label distribution as the bound B moves
+==================================  ==========================================================
 """
 
 from __future__ import annotations
-
 
 import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from gendel.deletion_test.stats import STATISTICS
+from gendel.gan.images import CLASS_NAMES
 from gendel.gan.report import MODEL_NAMES as _MODEL_NAMES
 from gendel.gan.report import bound_label_distribution, deleted_labels
-from gendel.gan.images import CLASS_NAMES
 from gendel.plotting.common import COLORS, plotly_text, readable_figure, rgba, step_outline
 
 DATASET_NAMES = {"mnist": "MNIST", "fashion-mnist": "Fashion-MNIST"}
-MODEL_COLORS = {"pre": COLORS["H0"], "re": COLORS["H1"], "approx": COLORS["D"]}
-STAT_NAMES = {"LR": "LR(Y, ρ̂_ℰ)", "ASC log": "ASC, φ(t) = log t", "ASC tlogt": "ASC, φ(t) = t log t"}
+MODEL_COLORS = {"pre": COLORS["H0"], "re": COLORS["H1"], "approx": COLORS["D"], "control": "#8C8C8C"}
 #: The model names of :data:`gendel.gan.report.MODEL_NAMES` with HTML subscripts, for figure text.
 MODEL_NAMES = {k: plotly_text(v) for k, v in _MODEL_NAMES.items()}
-STAT_SHORT = {"LR": "LR", "ASC log": "ASC (φ = log t)", "ASC tlogt": "ASC (φ = t log t)"}
+#: The statistics of the GAN experiments (the paper's), with their colours.
+STAT_COLORS = {"lr": "#3B3B3B", "asc-log": "#7B4F9D", "asc-tlogt": "#CC79A7"}
+SUBTITLE = "<br><span style='font-size:13px;color:#444'>{}</span>"
+
+
+def _title(title, subtitle):
+    return title + (SUBTITLE.format(subtitle) if subtitle else "")
 
 
 def setting_name(setting, lam):
@@ -29,7 +48,6 @@ def setting_name(setting, lam):
 
     Examples
     --------
-    >>> from gendel.plotting.gan import setting_name
     >>> setting_name("even", 0.7)
     'even-0.7'
     """
@@ -41,16 +59,15 @@ def profile_label(name, results):
 
     Examples
     --------
-    >>> from gendel.plotting.gan import profile_label
-    >>> profile_label("gpu", [{"hardware": {"device": "NVIDIA H100 80GB HBM3", "device_type": "cuda"}}])
+    >>> from gendel.gan.results import stored_results
+    >>> profile_label("gpu", stored_results("gpu"))
     'gpu (H100)'
-    >>> profile_label("quick", [{"hardware": {"device": "CPU (x86_64)", "device_type": "cpu"}}])
-    'quick (CPU)'
     """
-    hardware = results[0]["hardware"]
-    if hardware.get("device_type") == "cpu":
+    hardware = results[0].provenance["hardware"]
+    record = hardware.get("job") or hardware.get("retrained", [{}])[0]
+    if record.get("device_type") == "cpu":
         return f"{name} (CPU)"
-    return f"{name} ({hardware['device'].removeprefix('NVIDIA ').split()[0]})"
+    return f"{name} ({record.get('device', '?').removeprefix('NVIDIA ').split()[0]})"
 
 
 def _tile(images, cols):
@@ -75,8 +92,6 @@ def sample_grid_figure(grids, *, cols=8, title="", subtitle=""):
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from gendel.plotting.gan import sample_grid_figure
     >>> rng = np.random.default_rng(0)
     >>> grids = {k: rng.integers(0, 256, (16, 28, 28), dtype=np.uint8) for k in ("pre", "approx")}
     >>> fig = sample_grid_figure(grids, cols=8, title="Samples")
@@ -93,31 +108,41 @@ def sample_grid_figure(grids, *, cols=8, title="", subtitle=""):
                       row=1, col=j)
         fig.update_xaxes(visible=False, constrain="domain", row=1, col=j)
         fig.update_yaxes(visible=False, scaleanchor=f"x{j if j > 1 else ''}", scaleratio=1, row=1, col=j)
-    text = title + (f"<br><sup>{subtitle}</sup>" if subtitle else "")
-    fig.update_layout(height=300, margin=dict(l=10, r=10, t=80, b=10), title=dict(text=text, font_size=14))
+    fig.update_layout(height=300, margin=dict(l=10, r=10, t=90, b=10), title=dict(text=_title(title, subtitle),
+                                                                                 font_size=15))
     return readable_figure(fig)
 
 
-def _bar_traces(fig, mean, sem, classes, *, row=None, col=None, showlegend=True, models=("pre", "re", "approx")):
+def _bars(fig, s, models, *, row, col, showlegend):
     for k in models:
-        err = None if sem is None or np.all(np.isnan(sem[k])) else dict(type="data", array=sem[k], thickness=1.2)
-        fig.add_trace(go.Bar(x=list(classes), y=mean[k], error_y=err, name=MODEL_NAMES[k],
+        sem = s.sem(k)
+        err = None if np.all(np.isnan(sem)) else dict(type="data", array=sem, thickness=1.2)
+        fig.add_trace(go.Bar(x=list(range(10)), y=s.mean(k), error_y=err, name=MODEL_NAMES[k],
                              marker_color=MODEL_COLORS[k], legendgroup=k, showlegend=showlegend,
                              hovertemplate="%{x}: %{y:.3f}<extra>" + MODEL_NAMES[k] + "</extra>"),
                       row=row, col=col)
+    fig.add_trace(go.Scatter(x=list(range(10)), y=s.data_kept, mode="markers", name="X ∖ X′ (the data, exact)",
+                             marker=dict(symbol="line-ew-open", size=22, line=dict(width=3, color="#111111")),
+                             legendgroup="kept", showlegend=showlegend,
+                             hovertemplate="%{x}: %{y:.3f}<extra>X ∖ X′</extra>"), row=row, col=col)
 
 
-def _shade_deleted(fig, setting, *, row=None, col=None):
-    for c in deleted_labels(setting):
-        fig.add_vrect(x0=c - 0.5, x1=c + 0.5, fillcolor=COLORS["deleted"], opacity=0.07, line_width=0,
-                      row=row, col=col)
+def _panel_title(s):
+    closed = s.gap_closed()
+    seeds = len(s.seeds)
+    text = (f"{DATASET_NAMES[s.dataset]}, {setting_name(s.setting, s.lam)} ({seeds} seed{'s' if seeds > 1 else ''}):"
+            f" deleted labels {s.mass('pre').mean():.1%} → {s.mass('approx').mean():.1%} (re-trained "
+            f"{s.mass('re').mean():.1%}, X ∖ X′ {float(s.data_kept[deleted_labels(s.setting)].sum()):.1%})")
+    if np.all(np.isfinite(closed)):
+        text += f"<br>{np.mean(closed):.0%} of the TV gap to p̂′ closed"
+    return text
 
 
-def label_bars_figure(summaries, *, title, subtitle=""):
-    """Label distributions of the three models, one panel per deletion set (Fig. 7(a)(b), App. E).
+def label_bars_figure(summaries, *, title, subtitle="", models=("pre", "re", "approx")):
+    """Label distributions of the models, one panel per deletion set (Fig. 7(a)(b), App. E).
 
-    Bars are means over the seeds and whiskers one standard error; the labels X' was drawn from
-    are shaded.
+    Bars are means over the seeds and whiskers one standard error; the black marks are the exact
+    label distribution of X \\ X' (the yardstick); the labels X' was drawn from are shaded.
 
     Parameters
     ----------
@@ -126,99 +151,281 @@ def label_bars_figure(summaries, *, title, subtitle=""):
     Examples
     --------
     >>> from gendel.gan.report import label_summary
-    >>> from gendel.plotting.gan import label_bars_figure
-    >>> r = {"job": {"dataset": "mnist", "setting": "even", "lam": 0.5, "seed": 0},
-    ...      "labels": {"pre": [100] * 10, "re": [50, 100] * 5, "approx": [60, 100] * 5}}
-    >>> fig = label_bars_figure(label_summary([r]), title="Fig. 7(a)")
-    >>> [trace.name for trace in fig.data], fig.layout.annotations[0].text
-    (['pre-trained p̂', 're-trained p̂′', 'approximated ρ̂<sub>ℰ</sub>·p̂'], 'MNIST, even-0.5:<br>75% of the TV gap closed')
+    >>> from gendel.gan.results import stored_results
+    >>> fig = label_bars_figure(label_summary(stored_results("gpu"))[:1], title="Fig. 7(a)")
+    >>> [trace.name for trace in fig.data]
+    ['pre-trained p̂', 're-trained p̂′', 'approximated ρ̂<sub>ℰ</sub>·p̂', 'X \\\\ X′ (the data, exact)']
     """
     n = len(summaries)
-    titles = [f"{DATASET_NAMES[s.dataset]}, {setting_name(s.setting, s.lam)}:<br>"
-              f"{np.mean(s.gap_closed):.0%} of the TV gap closed" for s in summaries]
-    panel, gap, top, bottom = 300, 140, 150, 70        # pixels
+    panel, gap, top, bottom = 300, 150, 150, 70        # pixels
     height = top + bottom + n * panel + (n - 1) * gap
     plot_h = height - top - bottom
-    fig = make_subplots(rows=n, cols=1, subplot_titles=titles, vertical_spacing=gap / plot_h if n > 1 else 0)
+    fig = make_subplots(rows=n, cols=1, subplot_titles=[_panel_title(s) for s in summaries],
+                        vertical_spacing=gap / plot_h if n > 1 else 0)
+    fig.update_annotations(font_size=12)
     for i, s in enumerate(summaries, start=1):
-        _bar_traces(fig, s.mean, s.sem, range(10), row=i, col=1, showlegend=i == 1)
-        _shade_deleted(fig, s.setting, row=i, col=1)
-        names = CLASS_NAMES[s.dataset]
-        fig.update_xaxes(tickmode="array", tickvals=list(range(10)),
-                         ticktext=list(names),   # one line each: a rotated two-line label reads backwards
+        _bars(fig, s, [m for m in models if m in s.dist], row=i, col=1, showlegend=i == 1)
+        for c in deleted_labels(s.setting):
+            fig.add_vrect(x0=c - 0.5, x1=c + 0.5, fillcolor=COLORS["deleted"], opacity=0.07, line_width=0, row=i, col=1)
+        fig.update_xaxes(tickmode="array", tickvals=list(range(10)), ticktext=list(CLASS_NAMES[s.dataset]),
                          title_text="label (shaded: the labels X′ was drawn from)", row=i, col=1)
         fig.update_yaxes(title_text="fraction of samples", rangemode="tozero", row=i, col=1)
-    text = title + (f"<br><sup>{subtitle}</sup>" if subtitle else "")
     fig.update_layout(barmode="group", height=height, margin=dict(l=60, r=20, t=top, b=bottom), bargap=0.18,
-                      title=dict(text=text, font_size=14, y=1 - 12 / height, yanchor="top"),
-                      legend=dict(orientation="h", yanchor="bottom", y=1 + 38 / plot_h, x=0))
+                      title=dict(text=_title(title, subtitle), font_size=15, y=1 - 12 / height, yanchor="top"),
+                      legend=dict(orientation="h", yanchor="bottom", y=1 + 40 / plot_h, x=0))
     return readable_figure(fig)
 
 
-def statistics_figure(values, ks, *, stats=("LR", "ASC log", "ASC tlogt"), title, subtitle=""):
-    """Histograms of LR and ASC of ρ̂_ℰ under H0 (Y ∼ p̂) and H1 (Y ∼ p̂′) (Fig. 7(c), App. E).
+def label_bars_slider_figure(summaries, *, title, subtitle="", models=("pre", "re", "approx")):
+    """Label distributions for every λ of one data set and setting, with a slider over λ (App. E).
 
-    One row per deletion set, headed by its name; one column per statistic, titled with the
-    statistic and its KS. H0 is drawn as filled bars, H1 as an outline (a step line), so that
-    where the two overlap each keeps its colour.
+    Parameters
+    ----------
+    summaries : list of :class:`gendel.gan.report.LabelSummary`
+        One per λ, of one data set and setting.
+
+    Examples
+    --------
+    >>> from gendel.gan.report import label_summary
+    >>> from gendel.gan.results import stored_results
+    >>> s = [x for x in label_summary(stored_results("gpu")) if x.dataset == "mnist" and x.setting == "odd"]
+    >>> fig = label_bars_slider_figure(s, title="App. E")
+    >>> [step.label for step in fig.layout.sliders[0].steps]
+    ['0.7']
+    """
+    if not summaries or len({(s.dataset, s.setting) for s in summaries}) != 1:
+        raise ValueError("label_bars_slider_figure needs summaries of one data set and setting (one per λ)")
+    summaries = sorted(summaries, key=lambda s: s.lam)
+    first = summaries[0]
+    models = [m for m in models if m in first.dist]
+    fig = go.Figure()
+    start = len(summaries) - 1
+    for k in models:
+        sem = first.sem(k)
+        fig.add_bar(x=list(CLASS_NAMES[first.dataset]), y=summaries[start].mean(k), name=MODEL_NAMES[k],
+                    marker_color=MODEL_COLORS[k],
+                    error_y=None if np.all(np.isnan(sem)) else dict(type="data", array=summaries[start].sem(k)),
+                    hovertemplate="%{x}: %{y:.3f}<extra>" + MODEL_NAMES[k] + "</extra>")
+    fig.add_scatter(x=list(CLASS_NAMES[first.dataset]), y=summaries[start].data_kept, mode="markers",
+                    name="X ∖ X′ (the data, exact)",
+                    marker=dict(symbol="line-ew-open", size=22, line=dict(width=3, color="#111111")))
+    for c in deleted_labels(first.setting):
+        fig.add_vrect(x0=c - 0.5, x1=c + 0.5, fillcolor=COLORS["deleted"], opacity=0.07, line_width=0)
+
+    def args(s):
+        ys = [s.mean(k) for k in models] + [s.data_kept]
+        errs = [dict(type="data", array=s.sem(k)) if not np.all(np.isnan(s.sem(k))) else None for k in models] + [None]
+        return [{"y": ys, "error_y": errs}, {"title.text": _title(title, subtitle + "<br>" + _panel_title(s))}]
+
+    fig.update_layout(
+        barmode="group", height=560, margin=dict(l=60, r=20, t=150, b=40),
+        title=dict(text=args(summaries[start])[1]["title.text"], font_size=15),
+        legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0),
+        sliders=[dict(active=start, currentvalue=dict(prefix="λ = "), pad=dict(t=60),
+                      steps=[dict(method="update", label=f"{s.lam:g}", args=args(s)) for s in summaries])])
+    fig.update_xaxes(title_text="label (shaded: the labels X′ was drawn from)")
+    fig.update_yaxes(title_text="fraction of samples", rangemode="tozero")
+    return readable_figure(fig)
+
+
+def statistics_figure(values, ks, *, stats=("lr", "asc-log", "asc-tlogt"), title, subtitle=""):
+    """Histograms of LR and ASC of ρ̂_ℰ under H0 (Y ∼ p̂), H1 (Y ∼ p̂′) and the control (Y from a
+    second p̂ on the same X) (Fig. 7(c), App. E).
+
+    One row per deletion set; one column per statistic, titled with the statistic and its KS
+    between H0 and H1 (and H0 and the control). H0 is drawn as filled bars, H1 and the control
+    as outlines.
 
     Parameters
     ----------
     values : dict
-        (data set, setting, λ) -> {stat: (H0 values, H1 values)}.
+        (data set, setting, λ) -> {stat: {"h0", "h1", "control"} -> values} (:func:`gendel.gan.report.statistics`).
     ks : dict
-        (data set, setting, λ) -> {stat: KS statistic}.
+        (data set, setting, λ) -> {stat: {"h1": KS, "control": KS}}.
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from gendel.plotting.gan import statistics_figure
     >>> rng = np.random.default_rng(0)
     >>> key = ("mnist", "even", 0.7)
-    >>> values = {key: {"LR": (rng.normal(0.0, 1.0, 50), rng.normal(3.0, 1.0, 50))}}
-    >>> fig = statistics_figure(values, {key: {"LR": 0.9}}, stats=("LR",), title="Fig. 7(c)")
-    >>> [t.type for t in fig.data], [a.text for a in fig.layout.annotations]   # H0 bars, H1 outline
-    (['bar', 'scatter'], ['LR<br>KS = 0.90', '<b>MNIST, even-0.7</b>'])
+    >>> values = {key: {"lr": {"h0": rng.normal(0.0, 1.0, 50), "h1": rng.normal(3.0, 1.0, 50)}}}
+    >>> fig = statistics_figure(values, {key: {"lr": {"h1": 0.9}}}, stats=("lr",), title="Fig. 7(c)")
+    >>> [t.type for t in fig.data], fig.layout.annotations[0].text   # H0 bars, H1 outline
+    (['bar', 'scatter'], 'LR<br>KS(H0, H1) = 0.90')
     """
     keys = list(values)
     n = len(keys)
-    panel, gap, top, bottom = 250, 120, 170, 80        # pixels
+    panel, gap, top, bottom = 250, 130, 170, 80        # pixels
     height = top + bottom + n * panel + (n - 1) * gap
     plot_h = height - top - bottom
+
+    def head(key, st):
+        k = ks[key][st]
+        text = f"{STATISTICS[st].label}<br>KS(H0, H1) = {k['h1']:.2f}"
+        return text + (f", KS(H0, control) = {k['control']:.2f}" if "control" in k else "")
+
     fig = make_subplots(rows=n, cols=len(stats), horizontal_spacing=0.08,
                         vertical_spacing=gap / plot_h if n > 1 else 0,
-                        subplot_titles=[f"{STAT_SHORT[st]}<br>KS = {ks[key][st]:.2f}" for key in keys for st in stats])
+                        subplot_titles=[head(key, st) for key in keys for st in stats])
     fig.update_annotations(font_size=11)
-    hypotheses = (("H0", "Y_H0 ∼ p̂ (H0)"), ("H1", "Y_H1 ∼ p̂′ (H1)"))
+    sides = (("h0", "Y_H0 ∼ p̂ (H0)", COLORS["H0"]), ("h1", "Y_H1 ∼ p̂′ (H1)", COLORS["H1"]),
+             ("control", "Y ∼ control (p̂, another seed)", MODEL_COLORS["control"]))
     for i, key in enumerate(keys, start=1):
         for j, st in enumerate(stats, start=1):
-            h0, h1 = (np.asarray(v, dtype=float) for v in values[key][st])
-            lo, hi = float(min(h0.min(), h1.min())), float(max(h0.max(), h1.max()))
-            edges = np.linspace(lo, hi, 31) if hi > lo else np.array([lo - 1e-3, lo + 1e-3])
-            for (hyp, name), v in zip(hypotheses, (h0, h1)):
-                counts, _ = np.histogram(v, bins=edges)
-                common = dict(name=plotly_text(name), legendgroup=hyp, showlegend=i == 1 and j == 1,
+            present = [(w, name, colour) for w, name, colour in sides if w in values[key][st]]
+            arrays = {w: np.asarray(values[key][st][w], float) for w, _, _ in present}
+            lo = min(a.min() for a in arrays.values())
+            hi = max(a.max() for a in arrays.values())
+            pad = 0.04 * (hi - lo) if hi > lo else 1e-3
+            edges = np.linspace(lo - pad, hi + pad, 31)
+            for w, name, colour in present:
+                counts, _ = np.histogram(arrays[w], bins=edges)
+                common = dict(name=plotly_text(name), legendgroup=w, showlegend=i == 1 and j == 1,
                               hovertemplate="%{x:.4g}: %{y}<extra>" + plotly_text(name) + "</extra>")
-                if hyp == "H0":      # filled bars
+                if w == "h0":
                     fig.add_trace(go.Bar(x=(edges[:-1] + edges[1:]) / 2, y=counts, width=np.diff(edges),
-                                         marker=dict(color=rgba(COLORS[hyp], 0.45),
-                                                     line=dict(color=COLORS[hyp], width=1)), **common),
-                                  row=i, col=j)
-                else:                # outline only
+                                         marker=dict(color=rgba(colour, 0.45), line=dict(color=colour, width=1)),
+                                         **common), row=i, col=j)
+                else:
                     xs, ys = step_outline(edges, counts)
-                    fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", line=dict(color=COLORS[hyp], width=2),
+                    fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines",
+                                             line=dict(color=colour, width=2, dash="dot" if w == "control" else None),
                                              **common), row=i, col=j)
-            fig.update_xaxes(row=i, col=j, nticks=4, title_text=f"{STAT_SHORT[st]} of a sample set" if i == n else None)
+            fig.update_xaxes(row=i, col=j, nticks=4, range=[edges[0], edges[-1]],
+                             title_text=f"{STATISTICS[st].label} of a sample set" if i == n else None)
             fig.update_yaxes(title_text="repeats" if j == 1 else None, rangemode="tozero", row=i, col=j)
         d, s, lam = key
         axis = fig.get_subplot(i, 1).yaxis.domain
         fig.add_annotation(text=f"<b>{DATASET_NAMES[d]}, {setting_name(s, lam)}</b>", x=0, xref="paper",
-                           xanchor="left", y=axis[1], yref="paper", yanchor="bottom", yshift=36, showarrow=False,
+                           xanchor="left", y=axis[1], yref="paper", yanchor="bottom", yshift=40, showarrow=False,
                            font_size=13)
-    text = title + (f"<br><sup>{subtitle}</sup>" if subtitle else "")
     fig.update_layout(barmode="overlay", bargap=0, height=height, margin=dict(l=60, r=20, t=top, b=bottom),
-                      title=dict(text=text, font_size=14, y=1 - 12 / height, yanchor="top"),
-                      legend=dict(orientation="h", yanchor="bottom", y=1 + 70 / plot_h, x=0))
+                      title=dict(text=_title(title, subtitle), font_size=15, y=1 - 12 / height, yanchor="top"),
+                      legend=dict(orientation="h", yanchor="bottom", y=1 + 74 / plot_h, x=0))
+    return readable_figure(fig)
+
+
+def ks_lambda_figure(ks, *, title, subtitle=""):
+    """KS between H0 and H1 against λ, one line per statistic (mean ± SE over the seeds), and the
+    control (KS between H0 and a second p̂ on the same X, LR) dashed; one panel per data set and
+    setting. Appendix E's Q3 figures in one view.
+
+    Parameters
+    ----------
+    ks : list of :class:`gendel.gan.report.KSSummary`
+
+    Examples
+    --------
+    >>> from gendel.gan.report import ks_summary
+    >>> from gendel.gan.results import stored_results
+    >>> fig = ks_lambda_figure(ks_summary(stored_results("gpu")), title="KS by λ")
+    >>> sorted({t.name for t in fig.data})
+    ['ASC (log t)', 'ASC (t log t)', 'LR']
+    """
+    panels = sorted({(k.dataset, k.setting) for k in ks}, key=lambda p: (p[0] != "mnist", p[1]))
+    fig = make_subplots(rows=1, cols=len(panels), shared_yaxes=True, horizontal_spacing=0.05,
+                        subplot_titles=[f"{DATASET_NAMES[d]}, {s}-λ" for d, s in panels])
+    for j, (d, s) in enumerate(panels, start=1):
+        for st, colour in STAT_COLORS.items():
+            rows = sorted((k for k in ks if (k.dataset, k.setting, k.stat) == (d, s, st)), key=lambda k: k.lam)
+            if not rows:
+                continue
+            fig.add_trace(go.Scatter(x=[k.lam for k in rows], y=[k.mean for k in rows], mode="lines+markers",
+                                     error_y=dict(type="data", array=[k.se for k in rows], thickness=1.2),
+                                     line=dict(color=colour), name=STATISTICS[st].label, legendgroup=st,
+                                     showlegend=j == 1,
+                                     hovertemplate="λ = %{x}: KS %{y:.2f}<extra>" + STATISTICS[st].label + "</extra>"),
+                          row=1, col=j)
+            if st == "lr" and all(len(k.ks_control) for k in rows):
+                fig.add_trace(go.Scatter(x=[k.lam for k in rows], y=[float(k.ks_control.mean()) for k in rows],
+                                         mode="lines+markers", line=dict(color="#8C8C8C", dash="dash"),
+                                         name="LR, control (H0 against another p̂)", legendgroup="control",
+                                         showlegend=j == 1), row=1, col=j)
+        fig.update_xaxes(title_text="λ (share of each deleted label kept)", tickvals=[0.6, 0.7, 0.8, 0.9],
+                         range=[0.55, 0.95], row=1, col=j)
+    fig.update_yaxes(title_text="KS between the statistic under H0 and H1", range=[0, 1.05], row=1, col=1)
+    fig.update_layout(height=460, margin=dict(l=60, r=20, t=150, b=60),
+                      title=dict(text=_title(title, subtitle), font_size=15),
+                      legend=dict(orientation="h", yanchor="bottom", y=1.12, x=0))
+    return readable_figure(fig)
+
+
+def achieved_figure(achieved, *, title, subtitle=""):
+    """The share of the exact shift of the deleted labels that Alg. 1 with ρ̂_ℰ achieves, on the
+    training images, the test images and the pre-trained GAN's samples (left), and on the GAN after
+    each epoch of its training (right); mean ± SE over the seeds, one colour per deletion set.
+
+    Parameters
+    ----------
+    achieved : list of :class:`gendel.gan.report.Achieved`
+
+    Examples
+    --------
+    >>> from gendel.gan.report import Achieved
+    >>> a = Achieved("mnist", "even", 0.7, (0, 1), np.array([0.6, 0.62]), np.array([0.55, 0.57]),
+    ...              np.array([0.3, 0.34]), {1: np.array([0.0, 0.02]), 2: np.array([0.2, 0.22])})
+    >>> fig = achieved_figure([a], title="Where the effect is lost")
+    >>> list(fig.data[0].x), [round(y, 2) for y in fig.data[0].y]
+    (['training images', 'test images', 'GAN samples'], [0.61, 0.56, 0.32])
+    """
+    fig = make_subplots(rows=1, cols=2, column_widths=[0.45, 0.55], horizontal_spacing=0.1,
+                        subplot_titles=["by pool (empirical model and GAN)", "on the pre-trained GAN, by its epoch"])
+    palette = ("#3B3B3B", "#7B4F9D", "#B2182B", "#1F4E9C", "#8C8C8C", "#CC79A7", "#5E3C99", "#6B4423")
+    for i, a in enumerate(achieved):
+        colour = palette[i % len(palette)]
+        name = f"{DATASET_NAMES[a.dataset]} {setting_name(a.setting, a.lam)}"
+        sem = lambda v: float(np.std(v, ddof=1) / np.sqrt(len(v))) if len(v) > 1 else 0.0  # noqa: E731
+        pools = (a.train, a.test, a.gan)
+        fig.add_trace(go.Bar(x=["training images", "test images", "GAN samples"], y=[float(np.mean(v)) for v in pools],
+                             error_y=dict(type="data", array=[sem(v) for v in pools]), marker_color=colour, name=name,
+                             legendgroup=name, hovertemplate="%{x}: %{y:.0%}<extra>" + name + "</extra>"), row=1, col=1)
+        epochs = list(a.gan_by_epoch)
+        fig.add_trace(go.Scatter(x=epochs, y=[float(np.mean(a.gan_by_epoch[e])) for e in epochs], mode="lines+markers",
+                                 line=dict(color=colour), name=name, legendgroup=name, showlegend=False,
+                                 hovertemplate="epoch %{x}: %{y:.0%}<extra>" + name + "</extra>"), row=1, col=2)
+    fig.update_yaxes(title_text="share of the exact shift achieved", tickformat=".0%", row=1, col=1)
+    fig.update_yaxes(tickformat=".0%", row=1, col=2)
+    fig.update_xaxes(title_text="epoch of the pre-trained GAN's training", row=1, col=2)
+    fig.update_layout(barmode="group", height=480, margin=dict(l=70, r=20, t=140, b=60),
+                      title=dict(text=_title(title, subtitle), font_size=15),
+                      legend=dict(orientation="h", yanchor="top", y=-0.2, x=0))
+    return readable_figure(fig)
+
+
+def cost_figure(cost_list, *, title, subtitle=""):
+    """Quality against cost: the TV distance of the label distribution to the exact X \\ X' against
+    seconds, for re-training (after each epoch of p̂′'s training) and for fast deletion (after each
+    epoch of the VDM's training, plus Alg. 1's sampling of m points), one line per seed.
+
+    Parameters
+    ----------
+    cost_list : list of :class:`gendel.gan.report.Cost`
+        Of one deletion set.
+
+    Examples
+    --------
+    >>> from gendel.gan.report import Cost
+    >>> c = Cost("mnist", "even", 0.7, 0, "cpu", 100, np.array([[10.0, 0.3], [20.0, 0.1]]),
+    ...          np.array([[1.0, 0.25], [2.0, 0.2]]), 0.5)
+    >>> [t.name for t in cost_figure([c], title="Cost").data]
+    ['re-training p̂′ (after each epoch)', 'fast deletion ρ̂<sub>ℰ</sub>·p̂ (after each VDM epoch)']
+    """
+    fig = go.Figure()
+    clock = {"cpu": "CPU seconds (one thread)", "wall": "seconds"}[cost_list[0].clock]
+    for i, c in enumerate(cost_list):
+        first = i == 0
+        fig.add_trace(go.Scatter(x=c.retrain_curve[:, 0], y=c.retrain_curve[:, 1], mode="lines+markers",
+                                 line=dict(color=COLORS["H1"]), name="re-training p̂′ (after each epoch)",
+                                 legendgroup="re", showlegend=first,
+                                 hovertemplate="%{x:.1f} s: TV %{y:.3f}<extra>seed " + str(c.seed) + "</extra>"))
+        fig.add_trace(go.Scatter(x=c.fast_curve[:, 0], y=c.fast_curve[:, 1], mode="lines+markers",
+                                 line=dict(color=COLORS["D"]), name=plotly_text("fast deletion ρ̂_ℰ·p̂ (after each VDM epoch)"),
+                                 legendgroup="fast", showlegend=first,
+                                 hovertemplate="%{x:.1f} s: TV %{y:.3f}<extra>seed " + str(c.seed) + "</extra>"))
+    fig.update_xaxes(title_text=f"{clock}: training (+ Alg. 1's sampling of m points)", rangemode="tozero")
+    fig.update_yaxes(title_text="TV of the labels to X ∖ X′ (lower is better)", rangemode="tozero")
+    fig.update_layout(height=440, margin=dict(l=70, r=20, t=130, b=60),
+                      title=dict(text=_title(title, subtitle), font_size=15),
+                      legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0))
     return readable_figure(fig)
 
 
@@ -226,63 +433,53 @@ def bound_slider_figure(results, bounds=(1.0, 1.05, 1.1, 1.2, 1.3, 1.5, 2.0, 3.0
     """Label distribution of Alg. 1 as the bound B moves, from stored pre-trained samples.
 
     One slider step per B: the approximated model's bars (pre-trained samples weighted by
-    min(ρ̂_ℰ, B)), beside the pre-trained and re-trained bars of the same job. Works without a
+    min(ρ̂_ℰ, B)), beside the pre-trained and re-trained bars of the same jobs. Works without a
     kernel: every step is computed here.
 
     Parameters
     ----------
-    results : list of dict
-        Job results with arrays (``pre_labels``, ``pre_log_ratio``), all of one deletion set;
-        the seeds are averaged.
+    results : list of :class:`~gendel.gan.results.JobResult`
+        Of one deletion set; the seeds are averaged.
 
     Examples
     --------
-    Pre-trained samples of ten labels; ρ̂_ℰ is 0.5 on the even ones and 1.5 on the odd ones:
-
-    >>> import numpy as np
-    >>> from gendel.plotting.gan import bound_slider_figure
-    >>> labels = np.arange(100) % 10
-    >>> r = {"job": {"dataset": "mnist", "setting": "even", "lam": 0.5, "seed": 0},
-    ...      "labels": {"re": [50, 100] * 5},
-    ...      "arrays": {"pre_labels": labels, "pre_log_ratio": np.log(np.where(labels % 2, 1.5, 0.5))}}
-    >>> fig = bound_slider_figure([r], bounds=(1.0, 2.0), title="Alg. 1 as B moves")
-    >>> [step.label for step in fig.layout.sliders[0].steps], np.round(fig.data[2].y[:2], 3).tolist()
-    (['1', '2'], [0.05, 0.15])
+    >>> from gendel.gan.results import stored_results
+    >>> r = [r for r in stored_results("gpu") if r.name == "mnist-even-0.7-seed0"]
+    >>> fig = bound_slider_figure(r, bounds=(1.0, 2.0), title="Alg. 1 as B moves")
+    >>> [step.label for step in fig.layout.sliders[0].steps]
+    ['1', '2']
     """
     if not results:
         raise ValueError("bound_slider_figure needs at least one result")
-    job = results[0]["job"]
-    pre = np.mean([np.bincount(r["arrays"]["pre_labels"], minlength=10) / len(r["arrays"]["pre_labels"])
-                   for r in results], axis=0)
-    re = np.mean([np.asarray(r["labels"]["re"]) / sum(r["labels"]["re"]) for r in results], axis=0)
+    first = results[0]
+    pre = np.mean([np.bincount(r.arrays["pre_labels"], minlength=10) / len(r.arrays["pre_labels"]) for r in results],
+                  axis=0)
+    re = np.mean([r.distribution("re") for r in results], axis=0)
     steps = []
     for b in bounds:
-        per_seed = [bound_label_distribution(r["arrays"]["pre_labels"], r["arrays"]["pre_log_ratio"], b)
-                    for r in results]
+        per_seed = [bound_label_distribution(r.arrays["pre_labels"], r.arrays["pre_log_ratio"], b) for r in results]
         steps.append((np.mean([d for d, _ in per_seed], axis=0), float(np.mean([a for _, a in per_seed]))))
     start = len(bounds) - 1
-    names = CLASS_NAMES[job["dataset"]]
+    names = CLASS_NAMES[first.dataset]
     fig = go.Figure()
     for k, y in (("pre", pre), ("re", re), ("approx", steps[start][0])):
         fig.add_bar(x=list(names), y=y, name=MODEL_NAMES[k], marker_color=MODEL_COLORS[k],
                     hovertemplate="%{x}: %{y:.3f}<extra>" + MODEL_NAMES[k] + "</extra>")
-    max_ratio = max(float(np.exp(np.max(r["arrays"]["pre_log_ratio"]))) for r in results)
-    sub = (f"{DATASET_NAMES[job['dataset']]} {setting_name(job['setting'], job['lam'])}, "
-           f"{len(results)} seed{'' if len(results) == 1 else 's'}; largest ρ̂<sub>ℰ</sub> on the samples: {max_ratio:.2f}")
+    max_ratio = max(float(np.exp(np.max(r.arrays["pre_log_ratio"]))) for r in results)
+    sub = (f"{DATASET_NAMES[first.dataset]} {setting_name(first.setting, first.lam)}, {len(results)} "
+           f"seed{'' if len(results) == 1 else 's'}; largest ρ̂<sub>ℰ</sub> on the samples: {max_ratio:.2f}")
 
     def label(i):
-        b, (dist, acc) = bounds[i], steps[i]
-        return f"{title}<br><sup>{sub}<br>B = {b:g}: acceptance rate {acc:.1%}</sup>"
+        return _title(title, f"{sub}<br>B = {bounds[i]:g}: acceptance rate {steps[i][1]:.1%}")
 
     fig.update_layout(
-        barmode="group", height=500, margin=dict(l=60, r=20, t=130, b=40),
-        title=dict(text=label(start), font_size=14),
+        barmode="group", height=520, margin=dict(l=60, r=20, t=140, b=40),
+        title=dict(text=label(start), font_size=15),
         legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0),
         sliders=[dict(active=start, currentvalue=dict(prefix="bound B = "), pad=dict(t=60),
                       steps=[dict(method="update", label=f"{b:g}",
-                                  args=[{"y": [pre, re, steps[i][0]]}, {"title.text": label(i)}], )
-                             for i, b in enumerate(bounds)])],
-    )
+                                  args=[{"y": [pre, re, steps[i][0]]}, {"title.text": label(i)}])
+                             for i, b in enumerate(bounds)])])
     fig.update_xaxes(title_text="label")
     fig.update_yaxes(title_text="fraction of samples", rangemode="tozero")
     return readable_figure(fig)
