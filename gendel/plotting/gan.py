@@ -154,7 +154,7 @@ def label_bars_figure(summaries, *, title, subtitle="", models=("pre", "re", "ap
     >>> from gendel.gan.results import stored_results
     >>> fig = label_bars_figure(label_summary(stored_results("gpu"))[:1], title="Fig. 7(a)")
     >>> [trace.name for trace in fig.data]
-    ['pre-trained p̂', 're-trained p̂′', 'approximated ρ̂<sub>ℰ</sub>·p̂', 'X \\\\ X′ (the data, exact)']
+    ['pre-trained p̂', 're-trained p̂′', 'approximated ρ̂<sub>ℰ</sub>·p̂', 'X ∖ X′ (the data, exact)']
     """
     n = len(summaries)
     panel, gap, top, bottom = 300, 150, 150, 70        # pixels
