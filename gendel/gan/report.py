@@ -143,20 +143,20 @@ def group(results):
 
 def sampling_tv(dist, m, *, n_draws=2000, rng=0):
     """The TV distance between two label distributions of ``m`` samples each drawn from the same
-    ``dist`` (mean and 95th percentile over simulated pairs): how far apart sampling alone puts two
-    models that do not differ.
+    ``dist`` (its mean and its standard deviation over simulated pairs): how far apart sampling
+    alone puts two models that do not differ, and how much a TV between two samples scatters.
 
     Examples
     --------
-    >>> mean, p95 = sampling_tv(np.full(10, 0.1), 5000)
-    >>> 0.01 < mean < p95 < 0.04
-    True
+    >>> mean, sd = sampling_tv(np.full(10, 0.1), 5000)
+    >>> 0.01 < mean < 0.04, sd < mean
+    (True, True)
     """
     rng = np.random.default_rng(rng)
     a = rng.multinomial(m, dist, size=n_draws) / m
     b = rng.multinomial(m, dist, size=n_draws) / m
     tv = tv_distance(a, b)
-    return float(tv.mean()), float(np.quantile(tv, 0.95))
+    return float(tv.mean()), float(tv.std(ddof=1))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -233,7 +233,7 @@ class LabelSummary:
         return np.array([tv_distance(d[i], d[j]) for i, j in itertools.combinations(range(len(d)), 2)])
 
     def sampling(self, model="re"):
-        """(mean, 95th percentile) of the TV that sampling ``m`` points twice puts between two
+        """(mean, standard deviation) of the TV that sampling ``m`` points twice puts between two
         identical models with ``model``'s mean label distribution."""
         return sampling_tv(self.mean(model), self.m)
 
@@ -534,6 +534,71 @@ def costs(results, *, clock="cpu"):
                                 tv_distance(proportions(v["reweighted_pretrained"]), kept)])
         out.append(Cost(r.dataset, r.setting, float(r.lam), r.seed, clock, m, retrain, fast, sampling))
     return out
+
+
+@dataclasses.dataclass(frozen=True)
+class Provenance:
+    """Where the results of a profile come from, summarised over its jobs.
+
+    Examples
+    --------
+    >>> p = provenance_summary("gpu", stored_results_for_examples())
+    >>> p.jobs, p.fingerprints, p.devices
+    (4, (None,), ('NVIDIA H100 80GB HBM3',))
+    """
+
+    profile: str
+    jobs: int
+    seeds: tuple
+    datasets: tuple
+    deletions: tuple
+    commands: tuple
+    fingerprints: tuple
+    devices: tuple
+    threads: tuple
+    torch: tuple
+    n_train: tuple
+    n_split: tuple
+    created: tuple
+    made_by: str | None
+    train_cpu_seconds: dict     # per training kind: median CPU seconds (None for legacy results)
+    stage_seconds: dict         # per stage: median wall seconds per job
+    total_seconds: float        # wall seconds of all jobs together (what a grid of one process would take)
+
+
+def provenance_summary(profile, results):
+    """A :class:`Provenance` of ``results`` (the results of ``profile``).
+
+    Examples
+    --------
+    >>> provenance_summary("gpu", stored_results_for_examples()).made_by.startswith("gendel at commit")
+    True
+    """
+    def hw(r):
+        h = r.provenance["hardware"]
+        return h.get("evaluation") or h.get("job") or {}
+
+    def uniq(values):
+        return tuple(sorted({v for v in values}, key=str))
+
+    train = {}
+    if all(not r.legacy for r in results):
+        for kind in ("pretrain", "retrain", "control", "vdm", "classifier"):
+            train[kind] = float(np.median([r.timings[f"{kind}_cpu"] for r in results]))
+    stages = defaultdict(list)
+    for r in results:
+        for k, v in r.provenance.get("seconds", {}).items():
+            stages[k].append(v)
+    return Provenance(
+        profile=profile, jobs=len(results), seeds=uniq(r.seed for r in results),
+        datasets=uniq(r.dataset for r in results), deletions=uniq((r.setting, r.lam) for r in results),
+        commands=uniq(r.provenance.get("command") for r in results),
+        fingerprints=uniq(r.fingerprint for r in results), devices=uniq(hw(r).get("device") for r in results),
+        threads=uniq(hw(r).get("torch_threads") for r in results), torch=uniq(r.provenance.get("torch") for r in results),
+        n_train=uniq(r.data.get("n_train") for r in results), n_split=uniq(r.data.get("n_split") for r in results),
+        created=uniq((r.provenance.get("created") or "")[:10] for r in results), made_by=results[0].provenance.get("made_by"),
+        train_cpu_seconds=train, stage_seconds={k: float(np.median(v)) for k, v in stages.items()},
+        total_seconds=float(sum(r.provenance.get("seconds", {}).get("job", 0.0) for r in results)))
 
 
 def stored_results_for_examples():

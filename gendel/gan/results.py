@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +28,20 @@ from gendel.gan.profiles import RESULT_VERSION, Job, get_profile, jobs
 
 #: Result files stored with gendel, one folder per profile.
 STORED_RESULTS = Path(__file__).parent / "results"
+#: An environment variable naming another folder of stored results (``<folder>/<profile>/``) to read
+#: instead (the tests run the GAN pages on results of other seeds this way).
+STORED_RESULTS_ENV = "GENDEL_STORED_RESULTS"
+
+
+def stored_results_dir():
+    """The folder of stored results: ``$GENDEL_STORED_RESULTS`` if set, else :data:`STORED_RESULTS`.
+
+    Examples
+    --------
+    >>> stored_results_dir() == STORED_RESULTS or "GENDEL_STORED_RESULTS" in os.environ
+    True
+    """
+    return Path(os.environ.get(STORED_RESULTS_ENV) or STORED_RESULTS)
 
 #: Stored results made before result files had a code fingerprint (format version 1): the
 #: profile, and what made them.
@@ -411,7 +426,7 @@ def load_results(profile, results_dir=None):
 
 
 def stored_results(profile):
-    """The results of ``profile`` stored with gendel (:data:`STORED_RESULTS`), in job order.
+    """The results of ``profile`` stored with gendel (:func:`stored_results_dir`), in job order.
 
     Examples
     --------
@@ -420,9 +435,10 @@ def stored_results(profile):
     (4, 'gpu', 100)
     """
     name = get_profile(profile).name
-    folder = STORED_RESULTS / name
+    root = stored_results_dir()
+    folder = root / name
     if not folder.is_dir():
-        have = sorted(p.name for p in STORED_RESULTS.iterdir() if p.is_dir()) if STORED_RESULTS.is_dir() else []
+        have = sorted(p.name for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
         raise ValueError(f"gendel stores no results for profile {name!r}; it has {have}. Make them with "
                          f"`{remake_command(name)}`")
     results = [load_result(path) for path in sorted(folder.glob("*.json"))]

@@ -1,8 +1,7 @@
 """The image experiments of §5.2 and Appendix E: label classifier, Alg. 1 with a VDM ratio on
-real images, the profiles and the command line ``python -m gendel.gan``."""
+real images, the profiles, a job's stages and result, and the command line ``python -m gendel.gan``."""
 
 import dataclasses
-import json
 import math
 import os
 import subprocess
@@ -16,13 +15,14 @@ torch = pytest.importorskip("torch")
 
 from gan_fixtures import one_torch_thread, private_cache  # noqa: E402,F401 (autouse fixtures)
 
-from gendel.gan import images  # noqa: E402
 from gendel.core.deletion import ApproximateDeletion  # noqa: E402
-from gendel.gan import VDMDRE  # noqa: E402
-from gendel.gan import PROFILES, LabelClassifier, jobs, protocol  # noqa: E402
-from gendel.gan.__main__ import main  # noqa: E402
-from gendel.gan.images import label_deletion_mask, load_images  # noqa: E402
 from gendel.core.models import EmpiricalModel  # noqa: E402
+from gendel.gan import PROFILES, VDMDRE, LabelClassifier, Profile, code_fingerprint, find_job, images, jobs  # noqa: E402
+from gendel.gan.__main__ import main  # noqa: E402
+from gendel.gan.experiment import deletion_mask  # noqa: E402
+from gendel.gan.images import label_deletion_mask, load_images  # noqa: E402
+from gendel.gan.profiles import RESULT_VERSION  # noqa: E402
+from gendel.gan.results import load_result, load_results, result_path  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REAL = images.data_root()
@@ -35,10 +35,6 @@ def has(name):
 needs_mnist = pytest.mark.skipif(not has("mnist"), reason=f"MNIST is not in {REAL}: run `make data` to import it")
 needs_fashion_mnist = pytest.mark.skipif(not has("fashion-mnist"),
                                          reason=f"Fashion-MNIST is not in {REAL}: run `make data` to import it")
-
-
-
-
 
 
 def label_distribution(labels):
@@ -111,7 +107,7 @@ def test_alg1_with_vdm_ratio_deletes_labels_of_real_images(tmp_path):
 
 
 # ------------------------------------------------------------------------------------------
-# Profiles and the command line
+# Profiles, jobs and the command line
 
 
 def test_paper_profile_has_the_papers_settings():
@@ -123,9 +119,32 @@ def test_paper_profile_has_the_papers_settings():
     assert sorted(p.deletions) == sorted((s, lam) for s in ("even", "odd") for lam in (0.6, 0.7, 0.8, 0.9))
     assert p.n_train is None  # the whole training split
     assert len(jobs("paper")) == 2 * 8 * 5
+    # The quick profile (stored with gendel) covers the whole grid of Appendix E with three seeds.
+    assert sorted(PROFILES["quick"].deletions) == sorted(p.deletions) and len(PROFILES["quick"].seeds) >= 3
     # Every profile hashes to its own results folder, and a change of any setting changes the hash.
     assert len({q.key() for q in PROFILES.values()}) == len(PROFILES)
     assert dataclasses.replace(p, m_test=999).key() != p.key()
+
+
+def test_a_profile_is_built_by_keyword_and_checked():
+    with pytest.raises(TypeError):
+        Profile("mine", ("mnist",), (("even", 0.7),), (0,), 256, 1, 8, 1, 8, 1, 100, 50, 4, 100)  # which 8 is which?
+    with pytest.raises(ValueError, match="bound must be at least 1"):
+        dataclasses.replace(PROFILES["tiny"], bound=0.01)
+    with pytest.raises(ValueError, match="deletions"):
+        dataclasses.replace(PROFILES["tiny"], deletions=(("even", 1.2),))
+    with pytest.raises(ValueError, match="seeds must be distinct"):
+        dataclasses.replace(PROFILES["tiny"], seeds=(0, 0))
+
+
+def test_the_deletion_set_depends_on_the_setting_and_lambda_not_the_seed():
+    labels = np.repeat(np.arange(10), 50)
+    masks = {seed: deletion_mask(find_job("quick", f"mnist-odd-0.8-seed{seed}"), labels) for seed in (0, 1, 2)}
+    assert all(np.array_equal(masks[0], m) for m in masks.values())
+    assert np.bincount(labels[masks[0]], minlength=10).tolist() == [0, 10] * 5   # 20 % of each odd label
+    # Nested: a smaller λ deletes the images of a larger one and more.
+    small = deletion_mask(find_job("quick", "mnist-odd-0.6-seed0"), labels)
+    assert np.all(small[masks[0]]) and small.sum() > masks[0].sum()
 
 
 def test_list_prints_unique_job_names(capsys):
@@ -134,10 +153,10 @@ def test_list_prints_unique_job_names(capsys):
     p = PROFILES["quick"]
     assert len(names) == len(p.datasets) * len(p.deletions) * len(p.seeds) == len(set(names))
     assert names == [job.name for job in jobs("quick")]
-    assert all(protocol.find_job("quick", name).name == name for name in names)
+    assert all(find_job("quick", name).name == name for name in names)
 
 
-def run_cli(*args, cache, timeout=300):
+def run_cli(*args, cache, timeout=600):
     env = {**os.environ, "GENDEL_CACHE_DIR": str(cache), "OMP_NUM_THREADS": "1", "TQDM_DISABLE": "1"}
     return subprocess.run([sys.executable, "-m", "gendel.gan", *args], cwd=REPO, env=env, capture_output=True,
                           text=True, timeout=timeout)
@@ -146,20 +165,20 @@ def run_cli(*args, cache, timeout=300):
 def test_run_refuses_an_unknown_job_and_names_the_list_command(tmp_path):
     out = run_cli("run", "--profile", "tiny", "mnist-even-0.5-seed7", "--results", str(tmp_path / "r"),
                   cache=tmp_path / "cache")
-    assert out.returncode != 0
+    assert out.returncode == 2 and "Traceback" not in out.stderr
     assert "python -m gendel.gan list --profile tiny" in out.stderr
-    assert not (tmp_path / "r").exists()
-    with pytest.raises(SystemExit, match="--dataset --setting --lam --seed"):
+    with pytest.raises(SystemExit) as stop:
         main(["run", "--profile", "tiny", "--dataset", "mnist", "--results", str(tmp_path / "r")])
+    assert stop.value.code == 2
 
 
 def check_result(result, job, profile):
-    assert result["version"] == protocol.RESULT_VERSION
-    assert result["job"]["name"] == job.name and result["profile"]["name"] == profile.name
-    for model in ("pre", "re", "approx"):
-        counts = result["labels"][model]
-        assert len(counts) == 10 and sum(counts) == profile.m_labels
-    data = result["data"]
+    assert result.version == RESULT_VERSION and not result.legacy
+    assert result.name == job.name and result.profile["name"] == profile.name
+    for model in ("pre", "re", "approx", "control"):
+        counts = result.labels[model]
+        assert len(counts) == 10 and counts.sum() == profile.m_labels
+    data = result.data
     assert data["n_train"] == profile.n_train == sum(data["label_counts_X"])
     assert sum(data["label_counts_kept"]) == data["n_train"] - data["n_deleted"] > 0
     kept, everything = np.array(data["label_counts_kept"]), np.array(data["label_counts_X"])
@@ -167,19 +186,29 @@ def check_result(result, job, profile):
     untouched = slice(1, 10, 2) if job.setting == "even" else slice(0, 10, 2)
     assert np.array_equal(kept[untouched], everything[untouched])
     assert np.array_equal(kept[affected], np.floor(job.lam * everything[affected] + 0.5).astype(int))
-    ks = result["q3"]["ks"]
-    assert set(ks) == {"LR", "ASC log", "ASC tlogt"}
-    assert all(math.isfinite(v) and 0 <= v <= 1 for v in ks.values())
-    for values in result["q3"]["values"].values():
-        assert len(values["H0"]) == len(values["H1"]) == profile.repeats
-    assert 0 < result["sampling"]["acceptance_rate"] <= 1
-    hw = result["hardware"]
-    assert hw["device_type"] in ("cpu", "cuda") and hw["device"] and hw["torch"] == torch.__version__
-    for name in ("pretrain", "retrain", "vdm", "classifier", "sample_approximated", "q3", "job"):
-        assert math.isfinite(result["timings"][name]) and result["timings"][name] >= 0
-    assert 0 <= result["classifier"]["test_accuracy"] <= 1
-    assert len(result["losses"]["pretrain"]) == profile.gan_epochs
-    assert len(result["losses"]["vdm"]) == profile.vdm_epochs
+    ks = result.q3["ks"]
+    assert set(ks) == {"lr", "asc-log", "asc-tlogt"}
+    assert all(math.isfinite(v) and 0 <= v <= 1 for k in ks.values() for v in k.values())
+    for values in result.q3["statistics"].values():
+        assert len(values["h0"]) == len(values["h1"]) == len(values["control"]) == profile.repeats
+    assert result.scores("h0").shape == (profile.repeats * profile.m_test,)
+    assert 0 < result.sampling["acceptance_rate"] <= 1
+    # Provenance: the code fingerprint, the command, the hardware of every training, the times of every stage.
+    prov = result.provenance
+    assert prov["fingerprint"] == code_fingerprint() and prov["command"] and prov["torch"] == str(torch.__version__)
+    for training in ("pretrained", "retrained", "control", "vdm", "classifier"):
+        (hw,) = prov["hardware"][training]
+        assert hw["device_type"] in ("cpu", "cuda") and hw["device"] and hw["torch_threads"] >= 1
+    for stage in ("train", "fast_deletion", "deletion_test", "curves", "job"):
+        assert math.isfinite(prov["seconds"][stage]) and prov["seconds"][stage] >= 0
+    assert 0 <= result.classifier["test_accuracy"] <= 1
+    assert len(result.losses["pretrain"]) == profile.gan_epochs and len(result.losses["vdm"]) == profile.vdm_epochs
+    curves = result.curves
+    assert list(curves["retrained"]["epochs"]) == list(range(1, profile.gan_epochs + 1))
+    assert np.all(np.diff(curves["retrained"]["cpu_seconds"]) > 0) and curves["vdm"]["epochs"][-1] == profile.vdm_epochs
+    assert np.asarray(curves["retrained"]["labels"]).sum(axis=1).tolist() == [profile.m_curve] * profile.gan_epochs
+    for pool in ("train", "test", "pretrained"):
+        assert result.reweighted[pool]["weights"].shape == (10,)
 
 
 @needs_mnist
@@ -187,39 +216,35 @@ def test_tiny_grid_end_to_end(tmp_path, capsys):
     profile = PROFILES["tiny"]
     cache, results = tmp_path / "cache", tmp_path / "results"
     assert os.environ["GENDEL_CACHE_DIR"] == str(cache)  # in this process too (private_cache)
-    assert main(["list", "--profile", "tiny"]) == 0
-    names = capsys.readouterr().out.split()
-    assert names == [job.name for job in jobs("tiny")]
+    names = [job.name for job in jobs("tiny")]
 
-    grid = run_cli("grid", "--profile", "tiny", "--executor", "local", "--results", str(results), cache=cache)
+    grid = run_cli("grid", "--profile", "tiny", "--parallel", "2", "--threads", "1", "--results", str(results),
+                   cache=cache)
     assert grid.returncode == 0, grid.stderr[-3000:]
-    assert f"0 job(s) done, {len(names)} to run" in grid.stdout
+    assert f"0 job(s) done, {len(names)} to run" in grid.stdout and "2 process(es) of 1 thread(s)" in grid.stdout
     assert sorted(p.stem for p in results.glob("*.json")) == sorted(names)
     assert sorted(p.stem for p in results.glob("*.npz")) == sorted(names)
     assert not list(results.glob(".*"))  # no temporary files of the atomic writes
     for job in jobs("tiny"):
-        path = protocol.result_path(job, results)
-        check_result(json.loads(path.read_text()), job, profile)
-        arrays = protocol.load_result(path)["arrays"]
-        assert arrays["grid_pre"].shape == (32, 28, 28) and arrays["grid_pre"].dtype == np.uint8
-        assert arrays["pre_log_ratio"].shape == arrays["pre_labels"].shape == (profile.m_labels,)
+        result = load_result(result_path(job, results), job)
+        check_result(result, job, profile)
+        assert "grid --profile tiny --parallel 2" in result.provenance["command"]
+        assert result.arrays["grid_pre"].shape == (32, 28, 28) and result.arrays["grid_pre"].dtype == np.uint8
+    assert [r.name for r in load_results("tiny", results)] == names
 
     stamps = {p.name: p.stat().st_mtime_ns for p in results.iterdir() if p.is_file()}
-    again = run_cli("grid", "--profile", "tiny", "--executor", "local", "--results", str(results), cache=cache)
+    again = run_cli("grid", "--profile", "tiny", "--threads", "1", "--results", str(results), cache=cache)
     assert again.returncode == 0
     assert f"{len(names)} job(s) done, 0 to run" in again.stdout
     assert {p.name: p.stat().st_mtime_ns for p in results.iterdir() if p.is_file()} == stamps
 
-    # `run` by settings resolves to the first listed job and writes the same file name. With the
-    # grid's checkpoints in the cache nothing is trained again, and the job's numbers are the
-    # grid's: a job is reproducible from its checkpoints and seeds.
+    # `run` by settings resolves to the first listed job. With the grid's checkpoints in the cache
+    # (one thread, as here) nothing is trained again, and the job's numbers are the grid's.
     single = tmp_path / "single"
     assert main(["run", "--profile", "tiny", "--dataset", "mnist", "--setting", "even", "--lam", "0.7",
                  "--seed", "0", "--results", str(single)]) == 0
     assert str(single / f"{names[0]}.json") in capsys.readouterr().out
-    assert sorted(p.name for p in single.iterdir()) == [f"{names[0]}.json", f"{names[0]}.npz"]
-    mine = json.loads((single / f"{names[0]}.json").read_text())
-    theirs = json.loads((results / f"{names[0]}.json").read_text())
-    assert mine["labels"] == theirs["labels"]
-    assert mine["q3"] == theirs["q3"]
-    assert mine["timings"]["pretrain"] == theirs["timings"]["pretrain"]  # loaded, not trained
+    mine, theirs = load_result(single / f"{names[0]}.json"), load_result(results / f"{names[0]}.json")
+    assert all(np.array_equal(mine.labels[k], theirs.labels[k]) for k in mine.labels)
+    assert np.array_equal(mine.statistic("lr")["h1"], theirs.statistic("lr")["h1"])
+    assert mine.timings["pretrain"] == theirs.timings["pretrain"]  # loaded, not trained
