@@ -29,8 +29,8 @@ from __future__ import annotations
 from gendel.deletion_test.calibration import critical_value, rejects
 from gendel.plotting.deletion_test.decision import decision_figure, decision_frame, decision_slider_figure
 from gendel.plotting.deletion_test.rates import power_figure, pvalue_figure, roc_curve, roc_figure
-from gendel.plotting.deletion_test.style import ALTERNATIVE_COLOR, NULL_COLOR, STATISTIC_AXIS, STATISTIC_COLORS
+from gendel.plotting.deletion_test.style import ALTERNATIVE_COLOR, NULL_COLOR, STATISTIC_COLORS
 
-__all__ = ["ALTERNATIVE_COLOR", "NULL_COLOR", "STATISTIC_AXIS", "STATISTIC_COLORS", "critical_value",
+__all__ = ["ALTERNATIVE_COLOR", "NULL_COLOR", "STATISTIC_COLORS", "critical_value",
            "decision_figure", "decision_frame", "decision_slider_figure", "power_figure", "pvalue_figure", "rejects",
            "roc_curve", "roc_figure"]

@@ -53,8 +53,8 @@ def power_figure(curves, *, alpha, x="m", log_x=None, title=None, subtitle=None,
     ----------
     curves : dict
         ``label -> list of PowerResult`` (x = each result's m) or ``list of (x, PowerResult)``.
-        Labels that are names of :data:`gendel.deletion_test.decision.STATISTICS` get their colour from
-        :data:`STATISTIC_COLORS` and their label from ``STATISTIC_LABELS``.
+        Labels that are names of :data:`gendel.deletion_test.stats.STATISTICS` get their colour from
+        :data:`STATISTIC_COLORS` and their label from the registry.
     alpha : float in (0, 1)
         The level; every result must have been computed at it.
     x : str
@@ -176,7 +176,7 @@ def roc_figure(pairs, *, title=None, subtitle=None):
     ----------
     pairs : dict
         ``label -> (null_statistics, alternative_statistics, direction)``. Labels that are
-        names of :data:`gendel.deletion_test.decision.STATISTICS` get their colour and label.
+        names of :data:`gendel.deletion_test.stats.STATISTICS` get their colour and label.
     title, subtitle : str, optional
 
     Returns
