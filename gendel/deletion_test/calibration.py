@@ -198,6 +198,25 @@ def normal_p_values(statistics, loc, scale, direction):
     return _sps.norm.sf(z)
 
 
+def exact_level(n_null, alpha):
+    """The type-I error of the Monte-Carlo test at level alpha with n_null null statistics.
+
+    Under H0 the rank of the observed statistic among the n_null + 1 is uniform, and the test
+    rejects for the floor(alpha (n_null + 1)) most extreme ranks: its type-I error is
+    floor(alpha (n_null + 1)) / (n_null + 1) <= alpha exactly, for a continuous statistic. This
+    holds by construction; the null statistics' rejection rate against their own sample,
+    (floor(alpha (n_null + 1)) - 1) / n_null, is a constant too, not a measurement of it.
+
+    Examples
+    --------
+    >>> exact_level(500, 0.05), 25 / 501
+    (0.0499001996007984, 0.0499001996007984)
+    """
+    alpha = check_alpha(alpha)
+    n_null = check_null_size(check_count(n_null, "n_null"), alpha)
+    return _rejection_count(n_null, alpha) / (n_null + 1)
+
+
 def binomial_interval(k, n, level=0.95):
     """The exact (Clopper-Pearson) interval of a rate k / n at the given confidence level.
 
@@ -366,5 +385,5 @@ class PowerResult:
                 f"over {self.n_rep} tests of m = {self.m}{nulls} at alpha = {self.alpha:g}")
 
 
-__all__ = ["PowerResult", "binomial_interval", "check_alpha", "check_null_size", "critical_value",
+__all__ = ["PowerResult", "binomial_interval", "check_alpha", "check_null_size", "critical_value", "exact_level",
            "monte_carlo_p_values", "normal_p_values", "null_spread", "rejects", "type_one_band"]

@@ -57,8 +57,8 @@ import numpy as np
 
 from gendel._validation import MAX_COORDINATE, check_bandwidth, check_count, check_fitted
 from gendel.deletion_test.calibration import (PowerResult, binomial_interval, check_alpha, check_null_size,  # noqa: F401 (re-exported)
-                                              critical_value, monte_carlo_p_values, normal_p_values, null_spread,
-                                              rejects, type_one_band)
+                                              critical_value, exact_level, monte_carlo_p_values, normal_p_values,
+                                              null_spread, rejects, type_one_band)
 from gendel.deletion_test.mmd import median_bandwidth, mmd2_batch, permutation_mmd2
 from gendel.deletion_test.stats import STATISTICS, psi  # noqa: F401 (STATISTICS re-exported: the registry)
 
