@@ -716,3 +716,22 @@ def test_null_spread_is_the_bootstrap_spread_of_the_rate():
     exact = deletion_test.null_spread(statistics, null, ALPHA)
     assert exact == pytest.approx(rates.std(), rel=0.03)
     assert deletion_test.null_spread(np.full(5, 10.0), null, ALPHA) == 0.0
+
+
+@pytest.mark.parametrize("n_null", [19, 99, 500, 999])
+def test_the_exact_level_is_not_what_the_null_gives_against_itself(mog8, n_null):
+    """exact_level is the type-I error of the Monte-Carlo test, floor(alpha (n + 1)) / (n + 1).
+
+    The null statistics' p-values against their own sample reject at (floor(alpha (n + 1)) - 1) / n
+    whatever the statistics are: a constant, which a table once showed as a measured type-I error.
+    The exact level is the mean of the Beta-binomial law of type_one_band (the rate of many tests
+    sharing one null), and lies at or below alpha.
+    """
+    _, _, exact, kbc = mog8
+    test = DeletionTest(exact.pretrained_, kbc, n_null=n_null, n_pilot=500, rng=n_null)
+    k = math.floor(ALPHA * (n_null + 1) + 1e-9)
+    self_rate = float(np.mean(test.p_values(test.null_distribution(20), 20) <= ALPHA))
+    assert self_rate == (k - 1) / n_null
+    level = deletion_test.exact_level(n_null, ALPHA)
+    assert level == k / (n_null + 1) <= ALPHA and level != self_rate
+    assert level == pytest.approx(sps.betabinom(1000, k, n_null + 1 - k).mean() / 1000)
