@@ -17,6 +17,7 @@ re-trained KDE ``exact.retrained_``.
 """
 
 import copy
+import warnings
 import doctest
 import math
 
@@ -126,20 +127,6 @@ POWER_MS = (25, 50, 100, 200)
 N_NULL_POWER, N_REP_POWER = 300, 200
 
 
-def _rate_variance(result, null, direction, alpha, rng, n_boot=300):
-    """Variance of a shared-null rejection rate: binomial plus the critical value's randomness.
-
-    The rate is the mean over n_rep tests of 1{p <= alpha} with one simulated null. Given the
-    null it is binomial; the null's own randomness moves the critical value, and is estimated by
-    resampling the null with replacement.
-    """
-    binomial = result.rate * (1 - result.rate) / result.n_rep
-    observed = direction * result.statistics
-    boot = [np.mean(monte_carlo_p_values(observed, direction * rng.choice(null, size=null.size)) <= alpha)
-            for _ in range(n_boot)]
-    return binomial + np.var(boot)
-
-
 @pytest.fixture(scope="module")
 def mog8_half():
     """MoG-8, lambda = 0.5: half of the re-weighted clusters' points deleted."""
@@ -153,7 +140,7 @@ def test_power_against_the_retrained_model_grows_with_m(mog8_half, statistic):
 
     Each consecutive pair may decrease by at most 3 standard deviations of the difference of the
     two rates (binomial over the 200 tests plus the randomness of each m's own simulated null,
-    see ``_rate_variance``): a true power curve is non-decreasing, the estimates only wobble by
+    ``PowerResult.standard_error``): a true power curve is non-decreasing, the estimates only wobble by
     Monte-Carlo error. For LR and ASC the largest m must beat the smallest by more than that
     slack; MMD's power on this alternative stays low at these m (about 0.05 to 0.2, with a noisy
     critical value), so only its monotonicity is checked.
@@ -161,12 +148,11 @@ def test_power_against_the_retrained_model_grows_with_m(mog8_half, statistic):
     exact, kbc = mog8_half
     test = DeletionTest(exact.pretrained_, kbc, statistic=statistic, n_null=N_NULL_POWER, n_pilot=4000,
                         bandwidth=_bandwidth(statistic), rng=11)
-    boot_rng = np.random.default_rng(12)
     rates, variances = [], []
     for m in POWER_MS:
         result = test.power(exact.retrained_, m, alpha=ALPHA, n_rep=N_REP_POWER, rng=13 + m)
         rates.append(result.rate)
-        variances.append(_rate_variance(result, test.null_distribution(m), test.direction_, ALPHA, boot_rng))
+        variances.append(result.standard_error**2)
     for k in range(len(POWER_MS) - 1):
         slack = 3 * math.sqrt(variances[k] + variances[k + 1])
         assert rates[k + 1] >= rates[k] - slack, (statistic, POWER_MS, rates, slack)
@@ -505,3 +491,247 @@ def test_type_one_band_holds_the_rates_of_tests_sharing_a_null():
     assert low < binomial.ppf(0.005) / n_rep and high > binomial.isf(0.005) / n_rep
     wide = deletion_test.type_one_band(n_rep, 10**7, ALPHA)
     assert wide == pytest.approx((binomial.ppf(0.005) / n_rep, binomial.isf(0.005) / n_rep), abs=1 / n_rep)
+
+
+# ------------------------------------------------------------------------------------------
+# 6. Inputs that would give a number but no test: refused with what to do
+
+
+@pytest.fixture(scope="module")
+def mmd_test(mog8):
+    _, _, exact, _ = mog8
+    return DeletionTest(exact.pretrained_, None, statistic="mmd", n_null=99, n_pilot=500, rng=0)
+
+
+@pytest.mark.parametrize("method", ["monte-carlo", "permutation"])
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_samples_that_are_not_finite_are_refused(mog8, mmd_test, method, bad):
+    # NaN in Y made MMD^2 NaN: p = 1 / (1 + n_null) (reject) by Monte-Carlo, p = 1 by permutation.
+    _, _, exact, _ = mog8
+    Y = exact.pretrained_.sample(20, rng=np.random.default_rng(1))
+    Y[3, 0] = bad
+    with pytest.raises(ValueError, match=r"Y holds 1 value that is not finite .*row 3.*remove or repair"):
+        mmd_test.test(Y, method=method)
+    with pytest.raises(ValueError, match=r"not finite"):
+        _lr_test(mog8).test(Y)
+
+
+@pytest.mark.parametrize("method", ["monte-carlo", "permutation"])
+def test_samples_whose_squared_distances_overflow_are_refused(mog8, mmd_test, method):
+    # 1e200 is finite, but its square is not: the kernel sums were NaN and the test rejected.
+    _, _, exact, _ = mog8
+    Y = exact.pretrained_.sample(20, rng=np.random.default_rng(1))
+    Y[3, 0] = 1e200
+    with pytest.raises(ValueError, match=r"Y holds values up to 1e\+200 in magnitude.*overflow.*rescale"):
+        mmd_test.test(Y, method=method)
+
+
+def test_a_statistic_that_is_nan_is_refused(mog8):
+    # a kernel that gives NaN made the test reject at p = 1 / (1 + n_null)
+    _, _, exact, _ = mog8
+    test = DeletionTest(exact.pretrained_, None, statistic="mmd", kernel=lambda A, B: np.full((len(A), len(B)), np.nan),
+                        n_null=99, n_pilot=500, rng=0)
+    with pytest.raises(ValueError, match=r"MMD² of Y is nan.*check the kernel"):
+        test.test(exact.pretrained_.sample(20, rng=np.random.default_rng(1)))
+    with pytest.raises(ValueError, match=r"99 simulated statistics are NaN"):
+        test.null_distribution(20)
+
+
+def test_statistics_that_are_nan_get_no_p_value(mmd_test):
+    # p_values([nan]) was 1 / (1 + n_null) = 0.01: the smallest p-value, for no evidence at all.
+    with pytest.raises(ValueError, match=r"statistics contain NaN"):
+        mmd_test.p_values([0.0, np.nan], 20)
+    with pytest.raises(ValueError, match=r"observed contains NaN"):
+        monte_carlo_p_values([np.nan], [0.0, 1.0])
+    with pytest.raises(ValueError, match=r"null contains NaN"):
+        monte_carlo_p_values([0.5], [0.0, np.nan])
+
+
+def test_complex_samples_are_refused(mog8, mmd_test):
+    # complex Y was cast to real with a ComplexWarning only
+    _, _, exact, _ = mog8
+    Y = exact.pretrained_.sample(20, rng=np.random.default_rng(1)) + 1e-3j
+    with pytest.raises(TypeError, match=r"Y is complex.*np\.real\(Y\)"):
+        mmd_test.test(Y)
+
+
+def test_dre_fitted_in_another_dimension_is_refused_when_the_test_is_made(mog8):
+    # it was accepted, and test() then failed inside the pilot ("Y has dimension 2 ...")
+    _, _, exact, _ = mog8
+    X3 = np.random.default_rng(0).normal(size=(100, 3))
+    deleted = np.arange(100) < 10
+    dre3 = KernelClassifierDRE(bandwidth=0.5).fit(X3, deleted)
+    with pytest.raises(ValueError, match=r"the DRE was fitted on points of dimension 3, but the model draws points "
+                                         r"of dimension 2: fit the DRE on"):
+        DeletionTest(exact.pretrained_, dre3, statistic="lr")
+    # a DRE of no known dimension that cannot take the model's samples: its error, said of the model
+    with pytest.raises(ValueError, match=r"the DRE cannot evaluate samples of the model \(shape \(2,\)\): .*3.*Fit "
+                                         r"the DRE on data shaped like the model's samples"):
+        DeletionTest(exact.pretrained_, _Ratio(lambda x: x @ np.ones(3)), statistic="asc-log")
+
+
+class _TwoValued:
+    """A model uniform on [0, 1] and a DRE taking r0 on [0, a) and r1 on [a, 1] (normalised: a r0 + (1 - a) r1 = 1)."""
+
+    def __init__(self, a, r0):
+        self.a, self.r0, self.r1 = a, r0, (1 - a * r0) / (1 - a)
+
+    def sample(self, n, *, rng):
+        return rng.random((n, 1))
+
+    def log_ratio(self, Y):
+        return np.where(np.asarray(Y)[:, 0] < self.a, np.log(self.r0), np.log(self.r1))
+
+
+class _Ratio:
+    """A model uniform on [0, 1] with a DRE given by a function of the points."""
+
+    def __init__(self, log_ratio):
+        self._log_ratio = log_ratio
+
+    def sample(self, n, *, rng):
+        return rng.random((n, 1))
+
+    def log_ratio(self, Y):
+        return self._log_ratio(np.asarray(Y)[:, 0])
+
+
+@pytest.mark.parametrize("log_ratio, match", [
+    (lambda x: np.zeros_like(x), r"shift .* is exactly 0"),
+    (lambda x: np.where(x < 0.01, np.inf, 0.0), r"\+inf"),
+    (lambda x: np.full_like(x, -np.inf), r"0 on every"),
+])
+def test_hellinger_direction_of_zero_or_nan_is_refused(log_ratio, match):
+    # A shift of exactly 0 (a constant ratio) or NaN (+inf ratios, or a ratio 0 everywhere)
+    # became direction +1 without a word.
+    model = _Ratio(log_ratio)
+    with pytest.raises(ValueError, match=match):
+        DeletionTest(model, model, statistic="asc-hellinger", n_null=99, n_pilot=1000, rng=0).null_distribution(10)
+
+
+def test_hellinger_direction_within_its_noise_of_zero_warns():
+    # r0 r1 = 1 (r0 = 1/2 on 2/3 of the mass, r1 = 2): the Hellinger shift is 0 exactly, so the
+    # pilot's estimate is noise and the test has no power; a clear shift gives no warning.
+    flat = _TwoValued(2 / 3, 0.5)
+    assert flat.r1 == pytest.approx(2.0)
+    with pytest.warns(UserWarning, match=r"within .* of 0.*valid.*no power"):
+        DeletionTest(flat, flat, statistic="asc-hellinger", n_null=99, n_pilot=4000, rng=0).null_distribution(10)
+    clear = _TwoValued(0.3, 0.2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        test = DeletionTest(clear, clear, statistic="asc-hellinger", n_null=99, n_pilot=4000, rng=0)
+        test.null_distribution(10)
+    assert test.direction_ == -1
+
+
+@pytest.mark.parametrize("a, r0", [(0.9, 0.9), (0.5, 0.2), (0.3, 0.2), (0.6, 0.7), (0.2, 0.05)])
+def test_two_valued_hellinger_shift_is_negative_exactly_when_r0_r1_is_below_one(a, r0):
+    """E_H1'[ASC_H] - E_H0[ASC_H] = a (1 - r0) (psi(r1) - psi(r0)) for a two-valued normalised ratio.
+
+    psi_H(t) = 1 - 1 / cosh(log(t) / 2) grows with |log t|, so the shift is negative when
+    r1 < 1 / r0, i.e. r0 r1 < 1, and positive when r0 r1 > 1 (a = 0.9, r0 = 0.9, r1 = 1.9): not
+    negative for every two-valued ratio. The test's estimated direction follows that sign (the
+    smallest shift here, +0.00024 at a = 0.6, is 9 standard errors of the 20,000-draw pilot).
+    """
+    two = _TwoValued(a, r0)
+    weights = np.array([a, 1 - a])
+    rho = np.array([two.r0, two.r1])
+    shift = float(np.sum(weights * psi(np.log(rho), "hellinger") * (rho - 1)))
+    assert shift == pytest.approx(a * (1 - r0) * float(psi(np.log(two.r1), "hellinger") - psi(np.log(r0), "hellinger")))
+    assert np.sign(shift) == np.sign(two.r0 * two.r1 - 1) != 0
+    test = DeletionTest(two, two, statistic="asc-hellinger", n_null=99, n_pilot=20_000, rng=1)
+    test.null_distribution(10)
+    assert test.direction_ == np.sign(shift)
+
+
+# ------------------------------------------------------------------------------------------
+# 7. Power intervals include the randomness of the shared null sample
+
+
+class _Normal:
+    """N(mu, 1) in one dimension; as a DRE, the exact ratio N(a, 1) / N(0, 1): log rho(x) = a x - a^2 / 2."""
+
+    def __init__(self, mu):
+        self.mu = mu
+
+    def sample(self, n, *, rng):
+        return rng.normal(self.mu, 1.0, size=(n, 1))
+
+    def log_ratio(self, Y):
+        return self.mu * np.asarray(Y)[:, 0] - self.mu**2 / 2
+
+
+def _unconditional_power(a, m, n_null, alpha):
+    """P(reject) of the Monte-Carlo LR test of N(0, 1) against N(a, 1), averaged over the null sample too.
+
+    The test rejects when at most k - 1 of the n_null null statistics reach the observed one,
+    k = floor(alpha (n_null + 1)); LR is increasing in the sample mean, which is N(0, 1/m) under
+    H0 and N(a, 1/m) under H1. So the power is E[BinomCDF(k - 1; n_null, Phi(-sqrt(m) a - Z))], Z ~ N(0, 1).
+    """
+    k = math.floor(alpha * (n_null + 1) + 1e-9)
+    z = np.linspace(-9, 9, 20001)
+    integrand = sps.binom.cdf(k - 1, n_null, sps.norm.cdf(-math.sqrt(m) * a - z)) * sps.norm.pdf(z)
+    return float(np.sum(integrand) * (z[1] - z[0]))
+
+
+@pytest.mark.parametrize("n_nulls", [1, 5])
+def test_power_interval_covers_the_power_over_null_samples_too(n_nulls):
+    """The 95 % interval of DeletionTest.power covers the test's power in about 95 % of runs.
+
+    The power of the Monte-Carlo test averages over its null sample as well as over Y; with one
+    null shared by the n_rep tests, the rate's spread is binomial plus the spread of the critical
+    value. Here (power 0.49, n_null = 200, n_rep = 200) the null adds about as much as the binomial:
+    a binomial interval covered the power in 2 runs of 3 only. 300 runs; coverage must be at
+    least 0.9 (the count of covering runs has sd 0.013 at 0.95), and the intervals may not be much
+    wider than the rate's actual spread (their half-width at most 1.35 * 1.96 of its sd).
+    """
+    a, m, n_null, n_rep, runs = 0.52, 10, 200, 200, 300
+    truth = _unconditional_power(a, m, n_null, ALPHA)
+    assert 0.4 < truth < 0.6
+    results = [DeletionTest(_Normal(0.0), _Normal(a), statistic="lr", n_null=n_null, n_pilot=100, rng=np.random.default_rng([7, i]))
+               .power(_Normal(a), m, alpha=ALPHA, n_rep=n_rep, rng=[8, i], n_nulls=n_nulls) for i in range(runs)]
+    rates = np.array([r.rate for r in results])
+    covered = np.mean([r.low <= truth <= r.high for r in results])
+    half_width = np.mean([(r.high - r.low) / 2 for r in results])
+    assert abs(rates.mean() - truth) < 3 * rates.std() / math.sqrt(runs)   # the rate is unbiased for it
+    assert covered >= 0.9, (covered, truth)
+    assert half_width <= 1.35 * 1.96 * rates.std(), (half_width, rates.std())
+
+
+def test_null_spread_is_the_bootstrap_spread_of_the_rate():
+    """null_spread computes exactly what resampling the null with replacement estimates.
+
+    20,000 resamples of a null of 300 (ties included: a tenth of the values are -inf) give the
+    sd of the rate at the resampled critical value with a relative standard error of about
+    1 / sqrt(2 * 20,000) = 0.5 %; the exact value must lie within 3 % of it.
+    """
+    rng = np.random.default_rng(3)
+    null = rng.normal(size=300)
+    null[:30] = -np.inf
+    statistics = rng.normal(1.0, 1.0, size=400)
+    n, K = null.size, math.floor(ALPHA * (null.size + 1))
+    resampled = rng.choice(null, size=(20_000, n))
+    critical = -np.partition(-resampled, K - 1, axis=1)[:, K - 1]     # the K-th largest
+    rates = (statistics[None, :] > critical[:, None]).mean(axis=1)
+    exact = deletion_test.null_spread(statistics, null, ALPHA)
+    assert exact == pytest.approx(rates.std(), rel=0.03)
+    assert deletion_test.null_spread(np.full(5, 10.0), null, ALPHA) == 0.0
+
+
+@pytest.mark.parametrize("n_null", [19, 99, 500, 999])
+def test_the_exact_level_is_not_what_the_null_gives_against_itself(mog8, n_null):
+    """exact_level is the type-I error of the Monte-Carlo test, floor(alpha (n + 1)) / (n + 1).
+
+    The null statistics' p-values against their own sample reject at (floor(alpha (n + 1)) - 1) / n
+    whatever the statistics are: a constant, which a table once showed as a measured type-I error.
+    The exact level is the mean of the Beta-binomial law of type_one_band (the rate of many tests
+    sharing one null), and lies at or below alpha.
+    """
+    _, _, exact, kbc = mog8
+    test = DeletionTest(exact.pretrained_, kbc, n_null=n_null, n_pilot=500, rng=n_null)
+    k = math.floor(ALPHA * (n_null + 1) + 1e-9)
+    self_rate = float(np.mean(test.p_values(test.null_distribution(20), 20) <= ALPHA))
+    assert self_rate == (k - 1) / n_null
+    level = deletion_test.exact_level(n_null, ALPHA)
+    assert level == k / (n_null + 1) <= ALPHA and level != self_rate
+    assert level == pytest.approx(sps.betabinom(1000, k, n_null + 1 - k).mean() / 1000)

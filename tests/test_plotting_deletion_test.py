@@ -267,3 +267,47 @@ def test_every_axis_is_titled_and_no_text_is_tex(gaussian, small_tests):
         assert titles and all(titles.values()), titles
         for text in all_text(fig):
             assert "$" not in text and "\\" not in text.replace("X \\ X", ""), text
+
+
+# ------------------------------------------------------------------------------------------
+# Tables of computed rates
+
+
+def _rate(r, null_sd=0.0, n_rep=300):
+    return PowerResult.from_rate(r, alpha=0.05, m=50, n_rep=n_rep, null_sd=null_sd, statistics=np.zeros(n_rep),
+                                 p_values=np.ones(n_rep))
+
+
+def test_type_one_table_marks_rates_outside_the_band():
+    text = P.type_one_table({("mog8", "asc-hellinger"): _rate(0.05), ("ckb8", "mmd"): _rate(0.2)}, (0.017, 0.097))
+    assert "| MoG-8 | ASC (Hellinger) | 0.050 | yes |" in text
+    assert "| CKB-8 | MMD² | 0.200 | no |" in text
+
+
+def test_rivals_table_says_no_where_lr_is_beaten():
+    from gendel.claims.deletion_test import best_rivals
+
+    rivals = best_rivals({"lr": [_rate(0.3), _rate(0.3)], "asc-tlogt": [_rate(0.32), _rate(0.6)]}, (20, 200))
+    lines = P.rivals_table(rivals).splitlines()
+    assert lines[2].startswith("| 20 |") and lines[2].endswith("| yes |")
+    assert lines[3].startswith("| 200 | 0.30") and "ASC (t log t)" in lines[3] and lines[3].endswith("| no |")
+
+
+def test_rate_table_shows_intervals_on_request():
+    rates = {("kNN k = 10", "lr"): _rate(0.23, 0.04)}
+    assert "| kNN k = 10 | 0.23 |" in P.rate_table(rates, ["kNN k = 10"], ["lr"], columns=("DRE",))
+    r = rates["kNN k = 10", "lr"]
+    assert f"0.23 ({r.low:.2f}–{r.high:.2f})" in P.rate_table(rates, ["kNN k = 10"], ["lr"], columns=("DRE",),
+                                                              intervals=True)
+
+
+def test_ks_table_subtracts_the_exact_level_and_needs_matching_keys():
+    text = P.ks_table({("mmd", 50): 0.09}, {("mmd", 50): _rate(0.04)}, 25 / 501)
+    assert "| MMD² | 50 | 0.09 | -0.01 |" in text     # 0.04 - 0.0499
+    with pytest.raises(ValueError, match=r"same \(statistic, m\) keys"):
+        P.ks_table({("mmd", 50): 0.09}, {("mmd", 200): _rate(0.04)}, 25 / 501)
+
+
+def test_share_table_prints_the_interval():
+    assert "| ASC (log t) | 200 | 0.028 | 0.015–0.047 |" in P.share_table({("asc-log", 200): (0.028, 0.0151, 0.0468)},
+                                                                          "type-I error")

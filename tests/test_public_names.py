@@ -21,8 +21,8 @@ SPLIT = ("gendel.plotting.synthetic", "gendel.plotting.deletion_test", "gendel.d
 #: Names read from the old paths outside the book (widgets, tests, benchmarks, README).
 OTHER_USERS = {
     "gendel.plotting.deletion_test": ["critical_value", "rejects", "decision_figure", "roc_curve", "STATISTIC_COLORS",
-                                      "STATISTIC_AXIS", "NULL_COLOR", "ALTERNATIVE_COLOR"],
-    "gendel.deletion_test.decision": ["DeletionTest", "PowerResult", "TestResult", "STATISTICS", "STATISTIC_LABELS", "METHODS",
+                                      "NULL_COLOR", "ALTERNATIVE_COLOR"],
+    "gendel.deletion_test.decision": ["DeletionTest", "PowerResult", "TestResult", "STATISTICS", "METHODS",
                              "MMD_KERNELS", "check_alpha", "monte_carlo_p_values", "binomial_interval",
                              "type_one_band"],
     "gendel.plotting.synthetic": ["MAP_DRES", "DATASET_LABELS", "sample_color", "EXTENT", "COLORS", "RATIO_ZMAX",

@@ -14,7 +14,8 @@ strictly beyond a critical value c, an order statistic of the null sample
 
 Error rates of repeated tests: :func:`binomial_interval` (independent tests, exact
 Clopper-Pearson interval), :func:`type_one_band` (tests that share one null sample, a
-Beta-binomial law) and :class:`PowerResult` (a rejection rate with its interval).
+Beta-binomial law), :func:`null_spread` (the spread a shared null sample adds to a rejection
+rate) and :class:`PowerResult` (a rejection rate with its interval, that spread included).
 
 This module is pure numpy/scipy; :class:`gendel.deletion_test.decision.DeletionTest` simulates the null
 samples and uses it, and re-exports every name here.
@@ -85,9 +86,17 @@ def monte_carlo_p_values(observed, null):
     --------
     >>> monte_carlo_p_values([0.5, 10.0], [0.0, 1.0, 2.0, 3.0])
     array([0.8, 0.2])
+    >>> monte_carlo_p_values([float("nan")], [0.0, 1.0])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: observed contains NaN: ...
     """
     null = np.sort(np.asarray(null, dtype=float))
     observed = np.asarray(observed, dtype=float)
+    for name, values in (("observed", observed), ("null", null)):
+        if np.isnan(values).any():
+            raise ValueError(f"{name} contains NaN: a NaN statistic has no place in the order of the null sample "
+                             "(it would get the smallest p-value); find where it came from")
     at_least = null.size - np.searchsorted(null, observed, side="left")
     return (1.0 + at_least) / (1.0 + null.size)
 
@@ -182,8 +191,30 @@ def normal_p_values(statistics, loc, scale, direction):
     >>> normal_p_values([0.0, 1.645], 0.0, 1.0, +1).round(3)
     array([0.5 , 0.05])
     """
-    z = direction * (np.asarray(statistics, dtype=float) - loc) / max(scale, 1e-300)
+    statistics = np.asarray(statistics, dtype=float)
+    if np.isnan(statistics).any():
+        raise ValueError("statistics contain NaN: a NaN statistic gets no p-value; find where it came from")
+    z = direction * (statistics - loc) / max(scale, 1e-300)
     return _sps.norm.sf(z)
+
+
+def exact_level(n_null, alpha):
+    """The type-I error of the Monte-Carlo test at level alpha with n_null null statistics.
+
+    Under H0 the rank of the observed statistic among the n_null + 1 is uniform, and the test
+    rejects for the floor(alpha (n_null + 1)) most extreme ranks: its type-I error is
+    floor(alpha (n_null + 1)) / (n_null + 1) <= alpha exactly, for a continuous statistic. This
+    holds by construction; the null statistics' rejection rate against their own sample,
+    (floor(alpha (n_null + 1)) - 1) / n_null, is a constant too, not a measurement of it.
+
+    Examples
+    --------
+    >>> exact_level(500, 0.05), 25 / 501
+    (0.0499001996007984, 0.0499001996007984)
+    """
+    alpha = check_alpha(alpha)
+    n_null = check_null_size(check_count(n_null, "n_null"), alpha)
+    return _rejection_count(n_null, alpha) / (n_null + 1)
 
 
 def binomial_interval(k, n, level=0.95):
@@ -229,11 +260,70 @@ def type_one_band(n_rep, n_null, alpha, level=0.99):
     return float(law.ppf(tail)) / n_rep, float(law.isf(tail)) / n_rep
 
 
+def _rejection_count(n_null, alpha):
+    """K + 1: the Monte-Carlo test rejects when at most K null statistics reach t, i.e. beyond the (K + 1)-th largest."""
+    k = np.arange(n_null + 1)
+    return int(k[(1.0 + k) / (1.0 + n_null) <= alpha].max()) + 1  # the same float comparison as p <= alpha
+
+
+def null_spread(statistics, null, alpha):
+    """The standard deviation that the null sample adds to a rejection rate (exact bootstrap).
+
+    Tests that share one null sample reject beyond the same critical value c, the (K + 1)-th
+    largest null statistic (:func:`critical_value`). Their rejection rate given the null is
+    G(c) = P(T > c); drawn again, the null would give another c and another rate. This function
+    resamples the null with replacement, exactly rather than by Monte Carlo: the (K + 1)-th
+    largest of a resample is at most the j-th smallest null value s_j with probability
+    P(Binomial(n, j / n) >= n - K), and the rate at s_j is the share of ``statistics`` beyond it.
+    The result is the standard deviation of that rate, to be added (in squares) to the binomial
+    variance of the tests themselves.
+
+    Parameters
+    ----------
+    statistics : array_like
+        Oriented statistics of the tests (large values reject), e.g. under the alternative.
+    null : array_like
+        The shared oriented null sample (at least 1 / alpha - 1 values).
+    alpha : float in (0, 1)
+
+    Examples
+    --------
+    >>> null = np.arange(100.0)                        # c = 95, the 5th largest
+    >>> round(null_spread(np.arange(50.0, 150.0), null, 0.05), 3)   # rates near 0.54, c moves by about 2
+    0.022
+    >>> null_spread(np.full(10, 200.0), null, 0.05)    # every test rejects whatever c is
+    0.0
+    """
+    alpha = check_alpha(alpha)
+    s = np.sort(_oriented(null, 1, "null"))
+    t = np.sort(_oriented(statistics, 1, "statistics"))
+    n = check_null_size(s.size, alpha)
+    need = n - _rejection_count(n, alpha) + 1       # the critical value is the need-th smallest of a resample
+    j = np.arange(1, n + 1)
+    cdf = _sps.binom.sf(need - 1, n, j / n)            # P(at least `need` resampled values <= s_j)
+    weight = np.diff(np.concatenate([[0.0], cdf]))
+    rate = (t.size - np.searchsorted(t, s, side="right")) / t.size
+    mean = float(np.sum(weight * rate))
+    return float(math.sqrt(max(0.0, np.sum(weight * (rate - mean) ** 2))))
+
+
+def _beta_interval(k, n, level):
+    """Clopper-Pearson interval for k successes of n, k possibly fractional (a mean of rejections)."""
+    tail = (1.0 - level) / 2.0
+    low = 0.0 if k <= 0 else float(_sps.beta.ppf(tail, k, n - k + 1))
+    high = 1.0 if k >= n else float(_sps.beta.ppf(1.0 - tail, k + 1, n - k))
+    return low, high
+
+
 @dataclass(frozen=True)
 class PowerResult:
-    """The rejection rate of :meth:`~gendel.deletion_test.decision.DeletionTest.power` with its exact 95 % binomial interval.
+    """The rejection rate of :meth:`~gendel.deletion_test.decision.DeletionTest.power` with its 95 % interval.
 
-    ``statistics`` and ``p_values`` hold one entry per replicate (natural scale).
+    The interval is the exact binomial (Clopper-Pearson) one of the ``n_rep`` tests, widened by
+    ``null_sd``, the spread that the tests' shared null sample adds (:func:`null_spread`): each
+    side of the binomial interval and 1.96 ``null_sd`` are added in squares. ``statistics`` and
+    ``p_values`` hold one entry per replicate (natural scale; p-values against the first null
+    sample).
 
     Examples
     --------
@@ -241,6 +331,12 @@ class PowerResult:
     >>> p = np.array([0.01, 0.2, 0.04, 0.5])
     >>> print(PowerResult.from_p_values(p, alpha=0.05, m=100, statistics=np.zeros(4)))
     rejection rate 0.500 (95 % interval 0.068-0.932) over 4 tests of m = 100 at alpha = 0.05
+    >>> r = PowerResult.from_rate(0.4, alpha=0.05, m=50, n_rep=300, null_sd=0.03, statistics=np.zeros(300),
+    ...                           p_values=np.ones(300))
+    >>> print(r)
+    rejection rate 0.400 (95 % interval 0.319-0.482, the null sample's spread included) over 300 tests of m = 50 at alpha = 0.05
+    >>> round(r.standard_error, 4)   # sqrt(0.4 * 0.6 / 300 + 0.03 ** 2)
+    0.0412
     """
 
     rate: float
@@ -251,20 +347,43 @@ class PowerResult:
     alpha: float
     statistics: np.ndarray = field(repr=False)
     p_values: np.ndarray = field(repr=False)
+    null_sd: float = 0.0
+    n_nulls: int = 1
 
     @classmethod
     def from_p_values(cls, p_values, *, alpha, m, statistics):
-        """The share of ``p_values`` at most ``alpha``, with its exact 95 % interval."""
+        """The share of ``p_values`` at most ``alpha``, with its exact 95 % binomial interval.
+
+        For independent tests (each with a null of its own, or none): ``null_sd`` is 0.
+        """
         p_values = np.asarray(p_values, dtype=float)
         k, n_rep = int(np.sum(p_values <= alpha)), p_values.size
         low, high = binomial_interval(k, n_rep)
         return cls(rate=k / n_rep, low=low, high=high, n_rep=n_rep, m=m, alpha=alpha,
                    statistics=np.asarray(statistics), p_values=p_values)
 
+    @classmethod
+    def from_rate(cls, rate, *, alpha, m, n_rep, null_sd, statistics, p_values, n_nulls=1, level=0.95):
+        """A rate of ``n_rep`` tests that share null samples adding ``null_sd``, with its widened interval."""
+        b_low, b_high = _beta_interval(rate * n_rep, n_rep, level)
+        z = float(_sps.norm.isf((1.0 - level) / 2.0))
+        low = max(0.0, rate - math.hypot(rate - b_low, z * null_sd))
+        high = min(1.0, rate + math.hypot(b_high - rate, z * null_sd))
+        return cls(rate=float(rate), low=low, high=high, n_rep=int(n_rep), m=m, alpha=alpha,
+                   statistics=np.asarray(statistics), p_values=np.asarray(p_values, dtype=float),
+                   null_sd=float(null_sd), n_nulls=int(n_nulls))
+
+    @property
+    def standard_error(self):
+        """sqrt(rate (1 - rate) / n_rep + null_sd²): the rate's standard error, the null's spread included."""
+        return math.sqrt(self.rate * (1.0 - self.rate) / self.n_rep + self.null_sd**2)
+
     def __str__(self):
-        return (f"rejection rate {self.rate:.3f} (95 % interval {self.low:.3f}-{self.high:.3f}) "
-                f"over {self.n_rep} tests of m = {self.m} at alpha = {self.alpha:g}")
+        spread = ", the null sample's spread included" if self.null_sd > 0 else ""
+        nulls = f" and {self.n_nulls} null samples" if self.n_nulls > 1 else ""
+        return (f"rejection rate {self.rate:.3f} (95 % interval {self.low:.3f}-{self.high:.3f}{spread}) "
+                f"over {self.n_rep} tests of m = {self.m}{nulls} at alpha = {self.alpha:g}")
 
 
-__all__ = ["PowerResult", "binomial_interval", "check_alpha", "check_null_size", "critical_value",
-           "monte_carlo_p_values", "normal_p_values", "rejects", "type_one_band"]
+__all__ = ["PowerResult", "binomial_interval", "check_alpha", "check_null_size", "critical_value", "exact_level",
+           "monte_carlo_p_values", "normal_p_values", "null_spread", "rejects", "type_one_band"]

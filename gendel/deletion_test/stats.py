@@ -68,8 +68,10 @@ def likelihood_ratio(log_ratio_Y):
     Returns
     -------
     ndarray of shape (...)
-        The mean log ratio over the last axis: -KL(p_hat || p_hat') in expectation under H0,
-        KL(p_hat' || p_hat) under H1 (Appendix C.1).
+        The mean log ratio over the last axis. For the exact ratio rho_hat (normalised,
+        E_p_hat[rho] = 1) its expectation is -KL(p_hat || p_hat') <= 0 under H0 and
+        KL(p_hat' || p_hat) under H1 (Appendix C.1); a ratio off by a factor Z = E_p_hat[rho]
+        moves both by log Z, so under H0 it can then be positive.
 
     Examples
     --------

@@ -39,7 +39,8 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 from gendel.synthetic import experiments
 from gendel._validation import check_count
 from gendel.synthetic.data import DATASETS  # the data sets of the panel: key -> label
-from gendel.deletion_test.decision import STATISTIC_LABELS, STATISTICS, DeletionTest
+from gendel.deletion_test.decision import DeletionTest
+from gendel.deletion_test.stats import STATISTICS
 from gendel.panels.base import _LRU, Panel
 from gendel._environment import enable_colab_widgets, in_book_build, in_colab
 from gendel.core.dre import DRE_CHOICES
@@ -108,7 +109,7 @@ class DeletionTestPanel(Panel):
     **settings
         Initial values of the controls, see :data:`DEFAULTS`: ``dataset`` ("mog8", "ckb8"),
         ``dre`` (a key of :data:`DRES`), ``statistic`` (one of
-        :data:`gendel.deletion_test.decision.STATISTICS`), ``m`` (one of :data:`M_STEPS`), ``lam`` (one
+        :data:`gendel.deletion_test.stats.STATISTICS`), ``m`` (one of :data:`M_STEPS`), ``lam`` (one
         of :data:`LAMBDAS`) and ``alpha`` (one of :data:`ALPHAS`).
 
     Attributes
@@ -190,7 +191,7 @@ class DeletionTestPanel(Panel):
                     raise ValueError(f"dre must be one of {tuple(DRES)}; got {value!r}")
             elif name == "statistic":
                 if value not in STATISTICS:
-                    raise ValueError(f"statistic must be one of {STATISTICS}; got {value!r}")
+                    raise ValueError(f"statistic must be one of {tuple(STATISTICS)}; got {value!r}")
             elif name == "m":
                 if isinstance(value, bool) or value not in M_STEPS:
                     raise ValueError(f"m must be one of {M_STEPS} (the steps of its slider); got {value!r}")
@@ -209,7 +210,7 @@ class DeletionTestPanel(Panel):
                                        description="data set", style={**style, "button_width": "70px"}),
             "dre": W.Dropdown(options=[(label, key) for key, label in DRES.items()], value=v["dre"],
                               description="DRE ρ̂_ℰ", style=style, layout=W.Layout(width="260px")),
-            "statistic": W.Dropdown(options=[(STATISTIC_LABELS[s], s) for s in STATISTICS], value=v["statistic"],
+            "statistic": W.Dropdown(options=[(entry.label, key) for key, entry in STATISTICS.items()], value=v["statistic"],
                                     description="statistic", style=style, layout=W.Layout(width="230px")),
             "m": W.SelectionSlider(options=list(M_STEPS), value=v["m"], description="samples per test m",
                                    continuous_update=False, style=style, layout=W.Layout(width="330px")),
@@ -250,7 +251,7 @@ class DeletionTestPanel(Panel):
 
     @staticmethod
     def _test_key(s):
-        dre = None if s["statistic"] == "mmd" else s["dre"]  # MMD does not use the ratio
+        dre = s["dre"] if STATISTICS[s["statistic"]].needs_ratio else None  # MMD does not use the ratio
         return (s["dataset"], s["lam"], dre, s["statistic"], s["m"])
 
     def _test(self, key):
@@ -286,11 +287,12 @@ class DeletionTestPanel(Panel):
         self.frame_ = dict(label=f"m = {s['m']}", null=null, alternative=alternative, critical=critical,
                            direction=direction, statistic=s["statistic"], m=s["m"], alpha=s["alpha"], power=power,
                            type_one=(1.0 + rejects(null, critical, direction).sum()) / (1.0 + null.size))
-        dre = "not used by MMD" if s["statistic"] == "mmd" else DRES[s["dre"]]
+        entry = STATISTICS[s["statistic"]]
+        dre = DRES[s["dre"]] if entry.needs_ratio else f"not used by {entry.label}"
         fig = decision_figure(
             null, alternative, critical=critical, direction=direction, statistic=s["statistic"], m=s["m"],
             alpha=s["alpha"], title=f"Deletion test on {DATASETS[s['dataset']]}, λ = {s['lam']:g}",
-            subtitle=(f"{STATISTIC_LABELS[s['statistic']]}, m = {s['m']}, α = {s['alpha']:g}; ρ̂_ℰ: {dre}<br>"
+            subtitle=(f"{STATISTICS[s['statistic']].label}, m = {s['m']}, α = {s['alpha']:g}; ρ̂_ℰ: {dre}<br>"
                       f"N = {N}, σ_A = {SIGMA_A:g}, seed {self.seed}; {self.n_null} null sets, {self.n_rep} tests"))
         self._draw(fig)
         self.last_redraw_s_ = time.perf_counter() - t0

@@ -18,10 +18,10 @@ import numpy as np
 import plotly.graph_objects as go
 
 from gendel.deletion_test.calibration import PowerResult, _oriented, check_alpha, critical_value, rejects
-from gendel.deletion_test.decision import STATISTIC_LABELS, STATISTICS
+from gendel.deletion_test.stats import STATISTICS
 from gendel.plotting.common import readable_figure, step_outline
-from gendel.plotting.deletion_test.style import (_CRITICAL_COLOR, _REGION_FILL, ALTERNATIVE_COLOR, NULL_COLOR, STATISTIC_AXIS, _number,
-                    _percent, _title)
+from gendel.plotting.deletion_test.style import (_CRITICAL_COLOR, _REGION_FILL, ALTERNATIVE_COLOR, NULL_COLOR, _number,
+                                                _percent, _title)
 
 # Pixel layout of the decision figures: title (two lines), legend (one entry per line), plot,
 # x-axis title, and (slider figure only) the slider.
@@ -77,7 +77,7 @@ def _decision_parts(null, alternative, *, critical, direction, statistic, m, alp
                     alternative_label, alternative_color=ALTERNATIVE_COLOR):
     """The four traces of a decision figure, their axis ranges and the numbers they show."""
     if statistic not in STATISTICS:
-        raise ValueError(f"statistic must be one of {STATISTICS}; got {statistic!r}")
+        raise ValueError(f"statistic must be one of {tuple(STATISTICS)}; got {statistic!r}")
     alpha = check_alpha(alpha)
     null = np.asarray(null, dtype=float).ravel()
     alternative = np.asarray(alternative, dtype=float).ravel()
@@ -141,7 +141,7 @@ def _decision_parts(null, alternative, *, critical, direction, statistic, m, alp
     c_shown = min(max(critical, x_range[0]), x_range[1])  # ±∞ at the edge of the plot
     edge = x_range[1] if direction == 1 else x_range[0]
     sign = ">" if direction == 1 else "<"
-    symbol = "MMD²" if statistic == "mmd" else STATISTIC_LABELS[statistic].split(" ")[0]
+    symbol = STATISTICS[statistic].label.split(" ")[0]  # LR, ASC, MMD²
     traces.append(go.Scatter(
         x=[c_shown, edge, edge, c_shown, c_shown], y=[0, 0, y_top, y_top, 0], mode="lines", fill="toself",
         fillcolor=_REGION_FILL, line=dict(width=0), hoverinfo="skip", legendgroup="region",
@@ -157,7 +157,7 @@ def _decision_parts(null, alternative, *, critical, direction, statistic, m, alp
 
 def _decision_subtitle(statistic, m, alpha, numbers, direction):
     side = "large" if direction == 1 else "small"
-    return (f"{STATISTIC_LABELS[statistic]}, m = {m}, α = {alpha:g}; {numbers['n_null']} null sets, "
+    return (f"{STATISTICS[statistic].label}, m = {m}, α = {alpha:g}; {numbers['n_null']} null sets, "
             f"{numbers['n_alternative']} tests<br>{side} values reject H0")
 
 
@@ -184,7 +184,7 @@ def decision_figure(null, alternative, *, critical=None, direction, statistic, m
     direction : {+1, -1}
         ``DeletionTest.direction_``.
     statistic : str
-        One of :data:`gendel.deletion_test.decision.STATISTICS` (names the x axis).
+        One of :data:`gendel.deletion_test.stats.STATISTICS` (names the x axis).
     m : int
         Samples per test (shown in the subtitle).
     alpha : float in (0, 1)
@@ -238,7 +238,7 @@ def _decision_layout(fig, title, subtitle, statistic, x_range, y_range, *, slide
         legend=dict(orientation="v", x=0.0, xanchor="left", y=1.0 - title_h / (top + _PLOT_H + bottom),
                     yanchor="top", yref="container", font=dict(size=12), tracegroupgap=0,
                     bgcolor="rgba(255,255,255,0)"),
-        xaxis=dict(title=dict(text=STATISTIC_AXIS[statistic], standoff=8), range=x_range, zeroline=False),
+        xaxis=dict(title=dict(text=STATISTICS[statistic].axis, standoff=8), range=x_range, zeroline=False),
         yaxis=dict(title=dict(text="probability density", standoff=6), range=y_range),
         hoverlabel=dict(namelength=-1),
     )
@@ -307,7 +307,7 @@ def decision_slider_figure(frames, *, title=None, active=0, bins=40):
             fig.add_trace(t)
         sub = _decision_subtitle(fr["statistic"], fr["m"], fr["alpha"], numbers, fr["direction"])
         views.append(dict(title=_title(main, sub)["text"], x_range=x_range, y_range=y_range,
-                          x_title=STATISTIC_AXIS[fr["statistic"]], numbers=numbers))
+                          x_title=STATISTICS[fr["statistic"]].axis, numbers=numbers))
     per = len(fig.data) // len(frames)
     labels = [str(fr["label"]) for fr in frames]
     names = {lab.split(" = ", 1)[0] for lab in labels}

@@ -2,7 +2,7 @@
 
 ============================  ==============================================================
 :func:`power_figure`          rejection rate vs m (or another x), one line per statistic,
-                              95 % binomial bands, the level α
+                              95 % intervals, the level α
 :func:`roc_curve`             the ROC curve of a statistic and its AUC
 :func:`roc_figure`            ROC curves (false vs true positive rate) with their AUC
 :func:`pvalue_figure`         Monte-Carlo vs asymptotic p-values on log–log axes
@@ -44,8 +44,9 @@ def _power_points(results, x):
 def power_figure(curves, *, alpha, x="m", log_x=None, title=None, subtitle=None, x_title=None, colors=None):
     """Rejection rate against the sample size m (or another setting), one line per label.
 
-    Each point is a :class:`~gendel.deletion_test.calibration.PowerResult`; the shaded band is its exact
-    95 % binomial (Clopper–Pearson) interval ``low``–``high``. A dashed line marks the level α:
+    Each point is a :class:`~gendel.deletion_test.calibration.PowerResult`; the shaded band is its
+    95 % interval ``low``–``high``: binomial (Clopper–Pearson) over the tests, widened by the spread
+    of the null sample they share. A dashed line marks the level α:
     against p̂ itself (H0) the rate should stay at or below it, against a model that forgot
     X′ it should rise towards 1.
 
@@ -53,8 +54,8 @@ def power_figure(curves, *, alpha, x="m", log_x=None, title=None, subtitle=None,
     ----------
     curves : dict
         ``label -> list of PowerResult`` (x = each result's m) or ``list of (x, PowerResult)``.
-        Labels that are names of :data:`gendel.deletion_test.decision.STATISTICS` get their colour from
-        :data:`STATISTIC_COLORS` and their label from ``STATISTIC_LABELS``.
+        Labels that are names of :data:`gendel.deletion_test.stats.STATISTICS` get their colour from
+        :data:`STATISTIC_COLORS` and their label from the registry.
     alpha : float in (0, 1)
         The level; every result must have been computed at it.
     x : str
@@ -124,7 +125,7 @@ def power_figure(curves, *, alpha, x="m", log_x=None, title=None, subtitle=None,
     fig.update_layout(
         template="plotly_white", height=top + plot_h + bottom, margin=dict(l=62, r=16, t=top, b=bottom),
         title=_title(title or "Rejection rate of the deletion test",
-                     f"level α = {alpha:g}; bands: exact 95 % binomial intervals" if subtitle is None else subtitle),
+                     f"level α = {alpha:g}; bands: 95 % intervals (tests and shared null)" if subtitle is None else subtitle),
         legend=_bottom_legend(plot_h), hoverlabel=dict(namelength=-1),
         xaxis=dict(title=dict(text=x_title or ("samples per test m (log scale)" if x == "m" else x), standoff=8),
                    type="log" if log_x else "linear"),
@@ -176,7 +177,7 @@ def roc_figure(pairs, *, title=None, subtitle=None):
     ----------
     pairs : dict
         ``label -> (null_statistics, alternative_statistics, direction)``. Labels that are
-        names of :data:`gendel.deletion_test.decision.STATISTICS` get their colour and label.
+        names of :data:`gendel.deletion_test.stats.STATISTICS` get their colour and label.
     title, subtitle : str, optional
 
     Returns

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from gendel.deletion_test.decision import STATISTIC_LABELS
+from gendel.deletion_test.stats import STATISTICS
 from gendel.plotting.common import COLORS, NEUTRALS, rgba
 
-#: One colour per statistic of :data:`gendel.deletion_test.decision.STATISTICS` (lines of power and ROC
-#: figures). LR and ASC (log t) keep the colours of the §5.1 chapter (``STAT_COLORS``); dark red
+#: One colour per statistic of the registry :data:`gendel.deletion_test.stats.STATISTICS` (lines of
+#: power and ROC figures; names and axis titles come from the registry). LR and ASC (log t) keep the colours of the §5.1 chapter (``STAT_COLORS``); dark red
 #: is kept for critical values and rejection regions, so Hellinger is brown here. A curve of the
 #: same statistic under other settings ("MMD² (h = 0.3)", "LR, m = 200") keeps the statistic's
 #: colour and is drawn dashed or with open markers.
@@ -23,15 +23,6 @@ STATISTIC_COLORS = {
     "asc-tlogt": "#CC79A7",
     "asc-hellinger": "#6B4423",
     "mmd": "#1F4E9C",
-}
-
-#: The x-axis title of each statistic: its symbol and what it averages (no TeX).
-STATISTIC_AXIS = {
-    "lr": "LR(Y, ρ̂_ℰ) = mean of log ρ̂_ℰ(y) over Y",
-    "asc-log": "ASC(Ŷ, Y, ρ̂_ℰ), φ(t) = log t",
-    "asc-tlogt": "ASC(Ŷ, Y, ρ̂_ℰ), φ(t) = t log t",
-    "asc-hellinger": "ASC(Ŷ, Y, ρ̂_ℰ), φ(t) = (√t − 1)²",
-    "mmd": "MMD²_u(Y, Ŷ)",
 }
 
 #: Colours of the two sides of a decision: the null H0 (Y ∼ p̂) and the alternative (by default
@@ -76,7 +67,8 @@ def _statistic(label):
     label = str(label)
     if label in STATISTIC_COLORS:
         return label
-    for key, name in STATISTIC_LABELS.items():
+    for key, entry in STATISTICS.items():
+        name = entry.label
         if label == name or label.startswith((name + ",", name + " ")):
             return key
     return None
@@ -85,7 +77,7 @@ def _statistic(label):
 def _variant(label):
     """Whether ``label`` names a statistic under other settings than its plain name."""
     key = _statistic(label)
-    return key is not None and str(label) not in (key, STATISTIC_LABELS[key])
+    return key is not None and str(label) not in (key, STATISTICS[key].label)
 
 
 def _color(label, i):
@@ -94,7 +86,7 @@ def _color(label, i):
 
 
 def _name(label):
-    return STATISTIC_LABELS.get(label, str(label))
+    return STATISTICS[label].label if label in STATISTICS else str(label)
 
 
 _rgba = rgba
@@ -106,4 +98,4 @@ def _bottom_legend(plot_h, gap=52):
                 tracegroupgap=0)
 
 
-__all__ = ["ALTERNATIVE_COLOR", "NULL_COLOR", "STATISTIC_AXIS", "STATISTIC_COLORS"]
+__all__ = ["ALTERNATIVE_COLOR", "NULL_COLOR", "STATISTIC_COLORS"]
