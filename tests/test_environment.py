@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 #: conda-forge names of PyPI packages, where they differ
 CONDA_TO_PYPI = {"pytorch": "torch"}
 #: conda packages that are not requirements of the book extra, and why the environment has them
-EXTRA_PACKAGES = {"torchvision": "gendel.synthetic.data.load_images downloads MNIST and Fashion-MNIST with it (Binder)"}
+EXTRA_PACKAGES = {"torchvision": "gendel.gan.images.load_images downloads MNIST and Fashion-MNIST with it (Binder)"}
 TORCH_FAMILY = {"pytorch", "torchvision"}
 
 

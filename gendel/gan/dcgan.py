@@ -26,7 +26,7 @@ def check_images(images, name="images"):
     arr = np.asarray(images)
     if arr.ndim != 4 or arr.shape[1:] != (1, 28, 28):
         raise ValueError(
-            f"{name} must have shape (n, 1, 28, 28) (gendel.synthetic.data.load_images gives this); got {arr.shape}"
+            f"{name} must have shape (n, 1, 28, 28) (gendel.gan.images.load_images gives this); got {arr.shape}"
         )
     if len(arr) == 0:
         raise ValueError(f"{name} is empty")

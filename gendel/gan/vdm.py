@@ -136,7 +136,7 @@ class VDMDRE(DensityRatioEstimator):
         if _is_images(X):
             return check_images(X, name)
         if np.ndim(X) not in (1, 2) and not np.iscomplexobj(X):
-            raise ValueError(f"{name} must be images of shape (n, 1, 28, 28) (gendel.synthetic.data.load_images gives this) "
+            raise ValueError(f"{name} must be images of shape (n, 1, 28, 28) (gendel.gan.images.load_images gives this) "
                              f"or vectors of shape (n, d); got an array of shape {np.shape(X)}")
         return check_points(X, name).astype(np.float32)
 
