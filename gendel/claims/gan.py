@@ -93,10 +93,27 @@ def _name(s):
     return f"{_NAMES.get(s.dataset, s.dataset)} {s.setting}-{s.lam:g}"
 
 
+def outcome_counts(cases):
+    """The outcomes of a claim's cases in a few words: ``"12 of 16 cases pass; 3 training noise, 1 within noise"``.
+
+    Examples
+    --------
+    >>> outcome_counts([Case("a", 0, 0, None, "passes", ""), Case("b", 0, 0, None, "within noise", "")])
+    '1 of 2 cases pass; 1 within noise'
+    """
+    n = len(cases)
+    if not n:
+        return "not tested on these results"
+    passed = sum(c.outcome == "passes" for c in cases)
+    others = [f"{k} {o}" for o in OUTCOMES[1:] for k in [sum(c.outcome == o for c in cases)] if k]
+    return f"{passed} of {n} case{'s' if n > 1 else ''} pass" + (f"; {', '.join(others)}" if others else "")
+
+
 def _claim(key, where, text, cases, numbers_intro=""):
-    detail = "; ".join(f"{c.label}: {c.text}" for c in cases)
-    return Claim(key, text, where, (numbers_intro + detail) if cases else "not tested on these results",
-                 case_verdict(c.outcome for c in cases), {"cases": list(cases)})
+    """A Claim whose ``numbers`` count the outcomes (the closing page's short form) and whose
+    ``details["cases"]`` hold every case (the chapter's tables)."""
+    return Claim(key, text, where, outcome_counts(cases), case_verdict(c.outcome for c in cases),
+                 {"cases": list(cases)})
 
 
 def training_noise_mass(summary):
@@ -540,7 +557,7 @@ def claims(results):
             claim_fashion_harder(ks), claim_fast(costs(results))]
 
 
-__all__ = ["OUTCOMES", "Z", "Case", "achieved_summary", "case_verdict", "claims", "claim_close_to_retrained",
+__all__ = ["OUTCOMES", "Z", "Case", "achieved_summary", "case_verdict", "claims", "outcome_counts", "claim_close_to_retrained",
            "claim_fashion_harder", "claim_fashion_lambda", "claim_fast", "claim_fewer_deleted_labels",
            "claim_lr_better_than_asc", "claim_no_lr_asc_difference", "claim_odd_separates_better",
            "claim_odd_variance_higher", "claim_separation", "claim_smaller_lambda_not_more_separation",
