@@ -77,21 +77,27 @@ def steps(widths=(16, 32, 64), n=2048, epochs=2, repeats=5):
 
 
 def stages(profile="quick"):
-    from gendel.gan import protocol, report
+    """Wall and CPU seconds of each stage and training of a profile's stored results (or, for a
+    profile with none stored, of its results in the cache)."""
+    from gendel.gan import load_results, report, stored_results
 
-    results = protocol.load_results(profile)
+    try:
+        results = stored_results(profile)
+    except ValueError:
+        results = load_results(profile)
     if not results:
-        sys.exit(f"no results for profile {profile!r} in {protocol.default_results_dir(profile)}; run it first")
-    keys = ("pretrain", "retrain", "vdm", "classifier", "sample_pretrained", "sample_approximated", "q3", "job")
-    print(f"profile {profile}: {len(results)} job(s) on {results[0]['hardware']['device']}; seconds per stage "
-          "(a trained model loaded from its checkpoint shows its recorded training time)")
-    print(f"{'job':<32}" + "".join(f"{k:>20}" for k in keys))
-    for r in results:
-        print(f"{r['job']['name']:<32}" + "".join(f"{r['timings'][k]:>20.1f}" for k in keys))
+        sys.exit(f"no results for profile {profile!r}; run it first (python -m gendel.gan grid --profile {profile})")
+    p = report.provenance_summary(profile, results)
+    print(f"profile {profile}: {p.jobs} job(s) on {', '.join(map(str, p.devices))}, {', '.join(map(str, p.threads))} "
+          f"torch thread(s); median wall seconds per job and stage: "
+          + ", ".join(f"{k} {v:.1f}" for k, v in p.stage_seconds.items()))
+    if p.train_cpu_seconds:
+        print("median CPU seconds per training: " + ", ".join(f"{k} {v:.1f}" for k, v in p.train_cpu_seconds.items()))
     for c in report.costs(results):
-        print(f"{c.dataset} {c.setting}-{c.lam:g}: re-train {c.retrain:.1f} s, fast deletion {c.fast_deletion:.1f} s "
-              f"(VDM {c.vdm:.1f} s + {c.overhead_per_accepted * 1000:.2f} ms x {c.m} accepted): {c.speedup:.1f}x; "
-              f"at the paper's epochs {c.speedup_at():.1f}x")
+        print(f"{c.dataset} {c.setting}-{c.lam:g} seed {c.seed}: fast deletion {c.fast_seconds:.1f} s (TV {c.fast_tv:.3f}), "
+              f"re-training to that TV {c.retrain_seconds_to_reach(c.fast_tv):.1f} s, whole re-training "
+              f"{c.retrain_seconds:.1f} s; at equal quality {c.speedup_at_equal_quality:.1f}x, fixed epochs "
+              f"{c.speedup_fixed_epochs:.1f}x")
 
 
 if __name__ == "__main__":

@@ -14,10 +14,9 @@ Usage (from the repository root)::
 Each page's paired ``.ipynb`` (the file a student opens in Colab) runs in a fresh kernel, in the
 page's folder, as a live run (not the book build: ``GENDEL_BOOK_BUILD`` is unset, so
 ``%%build_only`` cells are skipped as they are in Colab). Each page gets its own empty
-``GENDEL_CACHE_DIR``: a student starts with no cache. The exception is the pages that read the GAN
-jobs of the quick profile (``GAN_PAGES``): they share one cache, and the first of them runs first
-and trains the quick profile; the others then find its results, as they would in the same
-runtime. The table says which.
+``GENDEL_CACHE_DIR``: a student starts with no cache. The GAN pages (``GAN_PAGES``) read the GAN
+results stored with gendel, which need no cache; the chapter's first page also trains the tiny
+profile.
 
 It prints a table and writes it, with the date, the machine and the load average before and after
 each page, to ``book/course/page_times.json`` (``--out`` to choose), after every page, so an
@@ -51,8 +50,8 @@ from gendel.book.cells import find_cells, first_code_line
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "book" / "course" / "page_times.json"
 CPU_TAG = "GENDEL_BENCH_CPU_SECONDS"
-# Pages that read the quick profile's GAN jobs (gendel.gan.protocol.run_profile("quick")); the
-# first one listed runs first, with an empty cache, and trains the profile.
+# Pages that read the GAN results stored with gendel (gendel.gan.stored_results); the chapter's
+# first page also trains the tiny profile.
 GAN_PAGES = ["book/gan/index", "book/gan/vdm", "book/gan/q2_fast_deletion", "book/gan/q3_deletion_test",
              "book/deletion_test/gan", "book/building"]
 
@@ -60,9 +59,7 @@ GAN_PAGES = ["book/gan/index", "book/gan/vdm", "book/gan/q2_fast_deletion", "boo
 def _notes():
     """Why a page takes long, for the pages that do (found by reading the slowest cell of each)."""
     from gendel.synthetic import experiments as grids
-    from gendel.gan import PROFILES
 
-    quick = PROFILES["quick"]
     cells = len(grids.LAMBDAS) * len(grids.SIGMA_C) + len(grids.KNN_LAMBDAS) * len(grids.KNN_K)
     sweeps = (f"computes the §5.1 sweeps: {cells} settings per data set (KBC: {len(grids.LAMBDAS)} λ × "
               f"{len(grids.SIGMA_C)} σ_C; kNN: {len(grids.KNN_LAMBDAS)} λ × {len(grids.KNN_K)} k) for MoG-8 and "
@@ -73,9 +70,8 @@ def _notes():
         "book/synthetic/q2_fast_deletion": sweeps + ", and the Appendix D variations" + shared,
         "book/synthetic/q3_deletion_test": sweeps + ", and the Appendix D variations" + shared,
         "book/theory/errata": sweeps + ", to check the paper's statements against them",
-        "book/gan/index": f"trains the quick GAN profile on the CPU: DCGANs of width {quick.gan_width} for "
-                          f"{quick.gan_epochs} epochs and VDM density ratio estimators on {quick.n_train:,} images "
-                          "each, and a label classifier per data set",
+        "book/gan/index": "reads the stored GAN results and trains the tiny profile (a smoke test of the "
+                          "pipeline: DCGANs, VDM and a label classifier for seconds)",
     }
 
 
@@ -198,8 +194,6 @@ def main(argv=None):
     order = ([] if args.no_gan else [p for p in GAN_PAGES if args.pattern in p]) + \
         ([] if args.only_gan else [p for p in pages if p not in GAN_PAGES and args.pattern in p])
     os.environ.pop("GENDEL_BOOK_BUILD", None)  # a live run, as in Colab
-    gan_cache = Path(tempfile.mkdtemp(prefix="gendel-bench-gan-"))
-    gan_first = next((p for p in order if p in GAN_PAGES), None)
     record = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
               "machine": machine(), "load_start": [round(x, 2) for x in os.getloadavg()], "pages": []}
     print(f"{record['machine']}, load average {record['load_start']}")
@@ -208,19 +202,15 @@ def main(argv=None):
         nb = nbformat.read(ROOT / f"{page}.ipynb", as_version=4) if (ROOT / f"{page}.ipynb").exists() else None
         if nb is not None and not any(c.cell_type == "code" and c.source.strip() for c in nb.cells):
             continue
+        cache, cache_note = Path(tempfile.mkdtemp(prefix="gendel-bench-")), "empty cache"
         if page in GAN_PAGES:
-            cache, cache_note = gan_cache, ("empty cache: trains the quick GAN profile" if page == gan_first
-                                            else f"quick GAN profile already in the cache (run after {gan_first})")
-        else:
-            cache, cache_note = Path(tempfile.mkdtemp(prefix="gendel-bench-")), "empty cache"
+            cache_note += "; reads the stored GAN results"
         try:
             row = run_page(page, cache, args.timeout)
         except FileNotFoundError as err:
             print(err)
-            if cache != gan_cache:
-                shutil.rmtree(cache, ignore_errors=True)
             continue
-        if cache != gan_cache:
+        finally:
             shutil.rmtree(cache, ignore_errors=True)
         row["cache"] = cache_note
         row["note"] = NOTES.get(page, "")
@@ -232,7 +222,6 @@ def main(argv=None):
         flag = f"  FAILED: {row['error']}" if row["error"] else ""
         print(f"{row['seconds']:8.1f}  {row['cpu_seconds'] or 0:8.1f}  {row['slowest_cell_seconds'] or 0:12.1f}  "
               f"{row['load_before'][0]:10.2f}  {page}{flag}", flush=True)
-    shutil.rmtree(gan_cache, ignore_errors=True)
     total = sum(r["seconds"] for r in record["pages"])
     print(f"{total:8.1f}  total, load average at the end {record.get('load_end')}")
 

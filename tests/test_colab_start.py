@@ -9,11 +9,9 @@ and this clone's package (copied, so that pip's build folder stays out of the cl
 and finds a stand-in ``google.colab.output``, as in ``tests/test_colab.py``.
 
 Before each page gendel is uninstalled again, so that every page's first cell has to install it.
-The GAN chapter's pages train the quick profile (about 20 minutes on 2 cores without the book
-build's cache), so the GAN page is represented by a short notebook made of the cells of
-``book/gan/q2_fast_deletion.ipynb`` (its first cell as it is) with the tiny profile in place of the
-quick one. The first run installs torch and the book's packages (about 1 GB); later runs reuse
-pip's cache.
+The GAN chapter's Q2 page runs whole: it reads the GAN results stored with gendel (installed with
+the package), as a reader's Colab runtime does, in seconds. The first run installs torch and the
+book's packages (about 1 GB); later runs reuse pip's cache.
 """
 
 from __future__ import annotations
@@ -34,12 +32,8 @@ from conftest import REPO
 
 pytestmark = pytest.mark.book
 
-PAGES = ["book/framework.ipynb", "book/classifier_dre.ipynb", "book/theory/index.ipynb", "gan-tiny"]
-GAN_PAGE = "book/gan/q2_fast_deletion.ipynb"
-#: Cells of the GAN page kept in the tiny notebook (by their first line): the setup of the
-#: results, the label bars, the stored gpu profile's bound slider and the label panel.
-GAN_CELLS = ("import numpy as np", "for name, results in ((\"quick\", quick), (\"gpu\", gpu)):\n    summaries = [s for s in report.label_summary(results) if s.setting == \"even\"]",
-             "for dataset in (\"mnist\", \"fashion-mnist\"):\n    job = [r for r in gpu", "from gendel.panels.gan import label_panel")
+PAGES = ["book/framework.ipynb", "book/classifier_dre.ipynb", "book/theory/index.ipynb",
+         "book/gan/q2_fast_deletion.ipynb"]
 WHERE = "import gendel, sys\nprint(gendel.__file__)\nprint(sys.prefix)"
 
 FAKE_OUTPUT = '''\
@@ -58,22 +52,6 @@ def torch_requirement():
     match = re.search(r"^TORCH\s*\?=\s*(\S.*?)\s*$", (REPO / "Makefile").read_text(), re.M)
     assert match, "the Makefile has no `TORCH ?= ...` line"
     return match.group(1)
-
-
-def gan_tiny_notebook():
-    """The GAN page's first cell and a few of its cells, on the tiny profile instead of the quick one."""
-    page = nbformat.read(REPO / GAN_PAGE, as_version=4)
-    code = [c for c in page.cells if c.cell_type == "code"]
-    cells = [code[0]]
-    for first in GAN_CELLS:
-        found = [c for c in code if c.source.startswith(first)]
-        assert len(found) == 1, f"{GAN_PAGE}: no single cell starts with {first!r}; update GAN_CELLS"
-        cells.append(found[0])
-    assert cells[1].source.count('protocol.run_profile("quick")') == 1
-    cells[1] = nbformat.v4.new_code_cell(cells[1].source.replace('protocol.run_profile("quick")',
-                                                                 'protocol.run_profile("tiny")'))
-    page.cells = cells
-    return page
 
 
 def package_copy(target):
@@ -138,8 +116,8 @@ def test_page_starts_as_in_colab(name, fresh_kernel, monkeypatch):
     assert not has_gendel(python), "gendel is importable in the fresh kernel before the page ran"
     fresh_kernel["log"].unlink(missing_ok=True)
 
-    path = REPO / (GAN_PAGE if name == "gan-tiny" else name)
-    nb = gan_tiny_notebook() if name == "gan-tiny" else nbformat.read(path, as_version=4)
+    path = REPO / name
+    nb = nbformat.read(path, as_version=4)
     nb.cells.append(nbformat.v4.new_code_cell(WHERE))
     start = time.perf_counter()
     NotebookClient(nb, timeout=900, kernel_name="gendel-colab-start",

@@ -336,16 +336,16 @@ page = setup_page()
 ```
 
 ```{code-cell} ipython3
-from gendel.gan import protocol
+from gendel.gan import run_profile, stored_results
 from gendel.panels.gan import label_panel
 
-tiny = protocol.run_profile("tiny")
+tiny = run_profile("tiny")
 panel = label_panel(tiny, bound=10.0)
 panel
 ```
 
 ```{code-cell} ipython3
-stored = label_panel(protocol.stored_results("gpu"), bound=10.0)
+stored = label_panel(stored_results("quick"), bound=10.0)
 stored
 ```
 """)
@@ -361,11 +361,11 @@ def test_gan_label_panel_runs_live_on_the_tiny_profile(browser, lab):
     assert panel_figures(page, "label_panel(tiny") >= 1, "the GAN label panel is not there after Run All"
     # The tiny profile trains for seconds: its classifier puts every generated image in one class
     # and its VDM's ratios lie within 1e-3 of 1, so no control can change its bars. The controls
-    # are exercised on the stored results of the gpu profile, which ship with the package.
-    assert panel_figures(page, "label_panel(protocol.stored_results") >= 1
-    moved = press_and_time(page, "bound B", "Home", "label_panel(protocol.stored_results", {"bars": (0, 0)})
+    # are exercised on the stored results of the quick profile, which ship with the package.
+    assert panel_figures(page, "label_panel(stored_results") >= 1
+    moved = press_and_time(page, "bound B", "Home", "label_panel(stored_results", {"bars": (0, 0)})
     shot(page, "gan_panel_after_bound_move")
     assert moved["bars"] > 0
-    BROWSER_REPORT.append(f"live GAN label panel: tiny profile trained and shown; B key press on the gpu "
+    BROWSER_REPORT.append(f"live GAN label panel: tiny profile trained and shown; B key press on the quick "
                           f"results → bars redrawn {moved['bars']:.2f} s")
     page.close()
