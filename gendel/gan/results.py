@@ -370,6 +370,9 @@ def load_result(path, job=None):
         raise DamagedResult(f"{where} has no arrays file {npz.name} beside it") from exc
     except Exception as exc:  # noqa: BLE001 - a torn zip, a foreign file
         raise DamagedResult(f"the arrays file {npz} cannot be read ({type(exc).__name__}: {exc})") from exc
+    if "arrays_checksum" in d and d["arrays_checksum"] != _arrays_checksum(arrays):  # older files lack it
+        raise DamagedResult(f"{where}: its arrays file {npz.name} is not the one written with it (another job's "
+                            "or another run's arrays)")
     result = JobResult.from_dict(d, arrays, where=where)
     _check(result, job, where)
     return result
@@ -446,7 +449,7 @@ def _check(result, job, where):
 
 def write_result(result, path):
     """Write a result's JSON and arrays atomically (the arrays first: a JSON file is only there
-    with its arrays).
+    with its arrays). The JSON records a checksum of the arrays (:func:`load_result` checks it).
 
     Examples
     --------
@@ -461,7 +464,21 @@ def write_result(result, path):
 
     path = Path(path)
     atomic_write(path.with_suffix(".npz"), lambda f: np.savez_compressed(f, **result.arrays))
-    atomic_write(path, lambda f: f.write(json.dumps(result.to_dict(), indent=1).encode()))
+    record = result.to_dict() | {"arrays_checksum": _arrays_checksum(result.arrays)}
+    atomic_write(path, lambda f: f.write(json.dumps(record, indent=1).encode()))
+
+
+def _arrays_checksum(arrays):
+    """CRC-32 of a result's arrays (names, types, shapes and bytes): the JSON file records the one of
+    the arrays written with it, so an arrays file of another job (or another run) is found."""
+    import zlib
+
+    crc = 0
+    for name in sorted(arrays):
+        a = np.ascontiguousarray(arrays[name])
+        crc = zlib.crc32(f"{name}{a.dtype.str}{a.shape}".encode(), crc)
+        crc = zlib.crc32(a.tobytes(), crc)
+    return crc
 
 
 def load_results(profile, results_dir=None):
