@@ -14,7 +14,8 @@ Each test is one case, or one kind of case with its variants as parameters:
 
 The networks are tiny (width 4-8, a few dozen made-up images, no checkpoints unless a test is
 about them) and the jobs run the ``tiny`` profile on made-up images in IDX files: no real data is
-needed, and no test trains for more than a few seconds.
+needed, and no test trains for more than a few seconds (the command line's end-to-end test starts
+fresh processes, which takes longer).
 """
 
 from __future__ import annotations
@@ -124,8 +125,8 @@ def test_a_run_longer_than_max_seconds_is_refused_after_a_pilot_batch_only(model
     _, _, gan, vdm, _ = models
     model = Counting(gan)
     t0 = time.perf_counter()
-    with pytest.raises(ValueError, match=r"would take about \d+ s.*max_seconds=300") as info:
-        ApproximateDeletion(model, vdm, bound=1e6).sample(5, rng=0)  # m B = 5e6: within the limit
+    with pytest.raises(ValueError, match=r"would take about \d+ s.*max_seconds=1\b") as info:
+        ApproximateDeletion(model, vdm, bound=1e6, max_seconds=1.0).sample(5, rng=0)  # m B = 5e6: within the limit
     assert time.perf_counter() - t0 < 30
     assert model.points <= 2 * deletion_module.PILOT_SIZE  # the pilot (and the message's look at it)
     assert causes(str(info.value)) == ["B too large"]
@@ -517,9 +518,10 @@ def data(tmp_path_factory):
 @pytest.fixture(scope="module")
 def made(tmp_path_factory, data):
     """The result files of both jobs of the tiny profile, made from made-up images."""
-    folder = tmp_path_factory.mktemp("results")
+    base = tmp_path_factory.mktemp("made")
+    folder = base / "results"  # and its checkpoints in base / "cache"
     torch.set_num_threads(1)
-    with mock.patch.dict(os.environ, {"GENDEL_CACHE_DIR": str(tmp_path_factory.mktemp("cache"))}):
+    with mock.patch.dict(os.environ, {"GENDEL_CACHE_DIR": str(base / "cache")}):
         for job in jobs("tiny"):
             run_job(job, folder, device="cpu", progress=False, data_root=data)
     return folder
@@ -900,3 +902,26 @@ def test_the_command_line_in_a_fresh_process_shows_no_traceback(args, tmp_path):
     assert out.returncode == 2, out.stderr
     assert "Traceback" not in out.stderr and len(out.stderr.strip().splitlines()) == 1, out.stderr
     assert not (tmp_path / "cache" / "checkpoints").exists()  # nothing trained
+
+
+def test_grid_and_run_agree_on_what_is_done_end_to_end(made, data, tmp_path):
+    """`grid` and `run` as a user calls them, on a results folder where one result is torn: only
+    that job runs again (from the checkpoints of the trainings), and `run` of the intact job returns
+    its result as it is."""
+    shutil.copytree(made.parent / "cache", tmp_path / "cache")
+    env = {"GENDEL_CACHE_DIR": str(tmp_path / "cache"), "GENDEL_DATA_DIR": str(data)}
+    results = tmp_path / "results"
+    results.mkdir()
+    torn, intact = (copy_result(made, job, results) for job in jobs("tiny"))
+    stamp = intact.stat().st_mtime_ns
+    torn.write_text(torn.read_text()[:300])
+    again = run_cli("grid", "--profile", "tiny", "--results", str(results), "--threads", "1", env=env)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert "1 job(s) done, 1 to run" in again.stdout and str(torn) in again.stderr  # reported, then run
+    redone, before = load_result(torn, jobs("tiny")[0]), load_result(result_path(jobs("tiny")[0], made))
+    assert redone.timings["pretrain"] == before.timings["pretrain"]  # the trainings were loaded, not run
+    for part in ("data", "labels", "q3", "curves"):  # and give the same numbers
+        assert json.dumps(redone.to_dict()[part]) == json.dumps(before.to_dict()[part]), part
+    single = run_cli("run", "--profile", "tiny", jobs("tiny")[1].name, "--results", str(results), env=env)
+    assert single.returncode == 0 and str(intact) in single.stdout and intact.stat().st_mtime_ns == stamp
+    assert temporaries(results) == []
