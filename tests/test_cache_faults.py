@@ -251,19 +251,22 @@ def test_an_unusable_checkpoint_folder_warns_before_training_and_training_finish
             epochs_run.append(len([w for w in caught if issubclass(w.category, CacheWarning)]))
             return {"loss": float(e)}
 
-        history, _ = run_epochs(key="k", epochs=2, modules={"net": net}, optimizers={}, generator=torch.Generator(),
-                                epoch_fn=epoch, checkpoint_dir=folder, progress=False, desc="test")
+        run = run_epochs(key="linear-0", epochs=2, modules={"net": net}, optimizers={}, generator=torch.Generator(),
+                         epoch_fn=epoch, checkpoint_dir=folder, progress=False, desc="test", device="cpu")
     assert epochs_run == [1, 1]  # warned once, before the first epoch
-    assert [h["loss"] for h in history] == [0.0, 1.0]
+    assert [h["loss"] for h in run.history] == [0.0, 1.0]
+    assert not folder.exists()
 
 
 def test_a_damaged_gan_result_is_reported_and_the_job_runs_again(tmp_path, monkeypatch):
     pytest.importorskip("torch")
-    from gendel.gan import protocol
+    from gendel.gan import jobs
+    from gendel.gan import run as run_module
+    from gendel.gan.results import result_path
 
-    job = protocol.jobs("tiny")[0]
-    path = protocol.result_path(job, tmp_path)
-    path.write_text('{"version": 1, "job": {')  # a torn JSON file
+    job = jobs("tiny")[0]
+    path = result_path(job, tmp_path)
+    path.write_text('{"version": 2, "job": {')  # a torn JSON file
 
     class Trained(Exception):
         pass
@@ -271,6 +274,6 @@ def test_a_damaged_gan_result_is_reported_and_the_job_runs_again(tmp_path, monke
     def train(*args, **kwargs):  # stands in for the (minutes-long) training of the job
         raise Trained
 
-    monkeypatch.setattr(protocol, "trained_models", train)
+    monkeypatch.setattr(run_module, "train", train)
     with pytest.warns(CacheWarning, match=re.escape(str(path))), pytest.raises(Trained):
-        protocol.run_job(job, tmp_path, device="cpu", progress=False)
+        run_module.run_job(job, tmp_path, device="cpu", progress=False)

@@ -46,6 +46,32 @@ def _batch_size(limit, proposed, wanted, n_acc, rate):
     return int(min(limit - proposed, max(64, math.ceil(1.2 * (wanted - n_acc) / max(rate, 1e-3)))))
 
 
+#: B counts as too large when the largest ratio of a pilot batch is this many times smaller.
+TOO_LARGE_FACTOR = 100
+
+
+def _largest_pilot_ratio(sampler):
+    """The largest ρ̂_ℰ on a pilot batch of the model (the pilot's private stream), or None when it
+    cannot be had. For error messages only: it tells a B that is too large from too many samples."""
+    try:
+        Y = np.asarray(sampler.model.sample(PILOT_SIZE, rng=np.random.default_rng(2**31 - 1)))
+        return float(np.exp(np.max(_real(sampler.dre.log_ratio(Y), "the DRE's log_ratio(Y)"))))
+    except Exception:  # noqa: BLE001 - a message must not fail
+        return None
+
+
+def _too_many(sampler, m, anyway):
+    """What a refused call for ``m`` points should change: B, when the largest ratio of a pilot batch
+    is far below it (:data:`TOO_LARGE_FACTOR`), else the number of samples; or ``anyway``."""
+    largest = _largest_pilot_ratio(sampler)
+    if largest is not None and largest * TOO_LARGE_FACTOR < sampler.bound_:
+        return (f"The largest ratio rho_hat_E of a pilot batch is {largest:.3g}, far below B={sampler.bound_:g}: "
+                "B is too large, and the acceptance rate (about 1/B) needlessly low. Use a tighter bound B, a little "
+                f"above the largest ratio (the paper uses B = 10 for its GANs), or {anyway}")
+    return (f"B={sampler.bound_:g} is not far above the largest ratio of a pilot batch"
+            + (f" ({largest:.3g})" if largest is not None else "") + f": use fewer samples, or {anyway}")
+
+
 def proposal_limit(m, bound, max_proposals=None):
     """The number of proposals after which Alg. 1 for ``m`` points with bound B gives up:
     ``max_proposals``, else ``max(100_000, 1000 m B)`` capped at :data:`MAX_DEFAULT_PROPOSALS`.
@@ -226,8 +252,8 @@ class ApproximateDeletion(Estimator):
                 raise ValueError(
                     f"{what or f'm={m}'} samples with B={self.bound_:g} need about m * B = {expected:.3g} "
                     f"proposals (the acceptance rate of a normalised ratio is 1/B), more than half of the default "
-                    f"limit {MAX_DEFAULT_PROPOSALS:.0e}. Use a tighter bound B or fewer samples, or pass "
-                    "max_proposals=... to try anyway"
+                    f"limit {MAX_DEFAULT_PROPOSALS:.0e}. "
+                    + _too_many(self, m, "pass max_proposals=... to try anyway")
                 )
         elif self.max_proposals < max(m, expected / 2):
             raise ValueError(
@@ -299,9 +325,9 @@ class ApproximateDeletion(Estimator):
             if self.max_seconds is not None and estimate[1] > self.max_seconds:
                 raise ValueError(
                     f"Alg. 1 for m={m} samples would take about {estimate[1]:.0f} s here: about {estimate[0]:.3g} "
-                    f"proposals (the acceptance rate of a pilot batch is {m / estimate[0]:.2%} with B={self.bound_:g}) "
-                    f"at {estimate[2] * 1e3:.3g} ms each, more than max_seconds={self.max_seconds:g}. Pass "
-                    "max_seconds=None (or a larger number) to run it anyway, or use fewer samples or a tighter B"
+                    f"proposals (the acceptance rate of a pilot batch is {m / estimate[0]:.3g} with B={self.bound_:g}) "
+                    f"at {estimate[2] * 1e3:.3g} ms each, more than max_seconds={self.max_seconds:g}. "
+                    + _too_many(self, m, "pass max_seconds=None (or a larger number) to run it anyway")
                 )
         log_bound = math.log(self.bound_)
         limit = proposal_limit(m, self.bound_, self.max_proposals)

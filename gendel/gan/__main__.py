@@ -16,7 +16,11 @@ epoch under ``$GENDEL_CACHE_DIR/checkpoints``, so an interrupted grid resumes wh
 command runs again. ``--store`` writes into the results stored with gendel
 (``gendel/gan/results/<profile>/``), which the book reads.
 
-A mistake in the arguments is reported in one line, with exit status 2, before any work.
+A mistake in the arguments is reported in one line, with exit status 2, before any work: an
+option of the wrong kind, a device this machine does not have, a results folder that cannot be
+written, a SLURM option without ``--executor slurm``, data files that are missing (both splits of
+every data set the jobs need are read first). An interruption (Ctrl-C) is one line too, exit
+status 130: the epochs trained so far are in the checkpoints, and the same command resumes.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import argparse
 import shlex
 import shutil
 import sys
+import warnings
 from pathlib import Path
 
 from gendel.gan import grid
@@ -36,23 +41,92 @@ class UsageError(Exception):
     """A mistake of the caller: reported in one line, without a traceback."""
 
 
-def _positive(text):
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number; got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1; got {value}")
-    return value
+#: The options of ``grid`` that only SLURM reads, with their defaults there.
+SLURM_OPTIONS = {"timeout_min": 24 * 60, "logs": None, "partition": None, "gpus": 0, "cpus": 4}
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser with its errors in one line (the usage is one ``--help`` away)."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
+
+
+def _at_least(minimum):
+    def count(text):
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be a whole number; got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}; got {value}")
+        return value
+
+    return count
+
+
+_positive = _at_least(1)
 
 
 def _device(text):
+    """A device name: ``cpu``, ``cuda`` or ``cuda:N`` (whether this machine has it is checked later:
+    the jobs of a SLURM grid run on other machines)."""
     from gendel.gan.training import pick_device
 
+    name = text.strip().lower()
+    if name == "cuda" or (name.startswith("cuda:") and name[5:].isdigit()):
+        return name
     try:
-        return str(pick_device(text, name="--device")) if text.lower() != "cuda" else "cuda"
+        return str(pick_device(text, name="--device"))
     except (ValueError, TypeError) as exc:
         raise argparse.ArgumentTypeError(str(exc).replace("--device must", "must")) from None
+
+
+def _check_device_here(device, command):
+    """Refuse a CUDA device that this machine does not have (for ``run`` and a local grid)."""
+    import torch
+
+    if device is None or not device.startswith("cuda"):
+        return
+    count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    index = int(device[5:]) if device.startswith("cuda:") else 0
+    if index >= count:
+        seen = "no CUDA GPU" if count == 0 else f"{count} CUDA GPU(s), cuda:0 to cuda:{count - 1},"
+        raise UsageError(f"--device {device} was asked for but torch sees {seen} here; use --device cpu or leave "
+                         "--device out" + (" (or --executor slurm to run the grid on a cluster's GPUs)"
+                                           if command == "grid" else ""))
+
+
+def _check_data(datasets):
+    """Read both splits of every data set the jobs need, before any training (a missing file is a
+    FileNotFoundError that says how to get it)."""
+    from gendel.gan.images import SPLITS, load_images
+
+    for dataset in datasets:
+        for split in SPLITS:
+            load_images(dataset, split=split)
+
+
+def _check_executor(args):
+    """Refuse SLURM options without SLURM, and SLURM without what it needs; fill SLURM's defaults."""
+    given = [name for name in SLURM_OPTIONS if getattr(args, name) is not None]
+    if args.executor == "local":
+        if given:
+            options = " ".join("--" + name.replace("_", "-") for name in given)
+            raise UsageError(f"{options} {'is' if len(given) == 1 else 'are'} for --executor slurm; add --executor "
+                             f"slurm or leave {'it' if len(given) == 1 else 'them'} out")
+        return
+    for name, default in SLURM_OPTIONS.items():
+        if getattr(args, name) is None:
+            setattr(args, name, default)
+    if shutil.which("sbatch") is None:
+        raise UsageError("--executor slurm needs a SLURM cluster (no sbatch command here); use --executor local")
+    try:
+        import submitit  # noqa: F401
+    except ImportError:
+        raise UsageError("--executor slurm needs submitit: pip install submitit (or use --executor local)") from None
+    if args.logs is not None and Path(args.logs).exists() and not Path(args.logs).is_dir():
+        raise UsageError(f"--logs {args.logs} is a file; give a folder for submitit's logs (or leave --logs out)")
 
 
 def _job_from_args(args):
@@ -76,15 +150,20 @@ def _results_folder(args):
     results = STORED_RESULTS / J.get_profile(args.profile).name if args.store else \
         Path(args.results) if args.results else default_results_dir(args.profile)
     try:
-        if not usable_results_dir(results):
-            raise UsageError(f"cannot write result files to {results}; give a writable folder with --results")
+        with warnings.catch_warnings():  # its warning becomes the one line below
+            warnings.simplefilter("ignore")
+            writable = usable_results_dir(results)
     except NotADirectoryError as exc:
         raise UsageError(str(exc)) from None
+    if not writable:
+        where = "" if args.results or args.store else \
+            " or set GENDEL_CACHE_DIR to a writable folder (the default results folder is under it)"
+        raise UsageError(f"cannot write result files to {results}; give a writable folder with --results{where}")
     return results
 
 
 def build_parser():
-    parser = argparse.ArgumentParser(prog="python -m gendel.gan", description=__doc__.split("\n\n")[0],
+    parser = _Parser(prog="python -m gendel.gan", description=__doc__.split("\n\n")[0],
                                      epilog="See the module text (python -m pydoc gendel.gan.__main__) for the details.")
     sub = parser.add_subparsers(dest="command", required=True)
     texts = {"list": "print the jobs of a profile, one per line", "run": "run one job",
@@ -112,11 +191,12 @@ def build_parser():
                                 "slurm: array parallelism")
             p.add_argument("--threads", type=_positive,
                            help="local: torch threads per process (default: the machine's cores / --parallel)")
-            p.add_argument("--timeout-min", type=_positive, default=24 * 60, help="slurm: time limit of one job in minutes")
+            p.add_argument("--timeout-min", type=_positive, help="slurm: time limit of one job in minutes (default: "
+                                                                   f"{SLURM_OPTIONS['timeout_min']})")
             p.add_argument("--logs", help="slurm: submitit's log folder (default: <results>/logs)")
             p.add_argument("--partition", help="slurm: partition")
-            p.add_argument("--gpus", type=int, default=0, help="slurm: GPUs per job")
-            p.add_argument("--cpus", type=_positive, default=4, help="slurm: CPUs per job")
+            p.add_argument("--gpus", type=_at_least(0), help="slurm: GPUs per job (default: 0)")
+            p.add_argument("--cpus", type=_positive, help=f"slurm: CPUs per job (default: {SLURM_OPTIONS['cpus']})")
     return parser
 
 
@@ -130,23 +210,36 @@ def main(argv=None):
                 print(job.name)
             return 0
         command = "python -m gendel.gan " + " ".join(shlex.quote(a) for a in argv)
+        if args.command == "grid":
+            _check_executor(args)
+        if args.command == "run" or args.executor == "local":
+            _check_device_here(args.device, args.command)
         results = _results_folder(args)
         if args.command == "run":
-            job = _job_from_args(args)
-            result = run_job(job, results, device=args.device, command=command)
             from gendel.gan.results import result_path
+            from gendel.gan.run import done
 
+            job = _job_from_args(args)
+            with warnings.catch_warnings():  # run_job reports a damaged result itself
+                warnings.simplefilter("ignore")
+                finished = done(result_path(job, results), job) is not None
+            if not finished:
+                _check_data([job.dataset])
+            result = run_job(job, results, device=args.device, command=command)
             print(f"{job.name}: {result_path(job, results)} ({result.provenance['seconds']['job']:.1f} s)")
             return 0
-        if args.executor == "slurm" and shutil.which("sbatch") is None:
-            raise UsageError("--executor slurm needs a SLURM cluster (no sbatch command here); use --executor local")
         todo = grid.todo(args.profile, results)
+        if todo:
+            _check_data(J.get_profile(args.profile).datasets)
         print(f"{len(J.jobs(args.profile)) - len(todo)} job(s) done, {len(todo)} to run; results in {results}")
         if not todo:
             return 0
         return (grid.slurm_grid if args.executor == "slurm" else grid.local_grid)(args, results, todo, command)
     except (UsageError, ValueError, FileNotFoundError) as exc:  # a bad job, profile, setting or missing data
         parser.exit(2, f"python -m gendel.gan {args.command}: error: {exc}\n")
+    except KeyboardInterrupt:
+        parser.exit(130, f"python -m gendel.gan {args.command}: interrupted; the epochs trained so far are kept in "
+                         "the checkpoints: run the same command again to resume\n")
 
 
 if __name__ == "__main__":

@@ -58,14 +58,38 @@ def shared_models(profile):
 
 
 def todo(profile, results):
-    """The jobs of ``profile`` whose result in ``results`` is not done (:func:`gendel.gan.results.done`)."""
+    """The jobs of ``profile`` whose result in ``results`` is not done (:func:`gendel.gan.run.done`,
+    the rule ``run`` follows too: a damaged result, or one of other code, is reported and not done).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as results:          # nothing run yet: every job to do
+    ...     [job.name for job in todo("tiny", results)]
+    ['mnist-even-0.7-seed0', 'mnist-odd-0.7-seed0']
+    """
     from gendel.gan.results import result_path
 
     return [j for j in P.jobs(profile) if done(result_path(j, results), j) is None]
 
 
 def local_grid(args, results, todo, command):
-    """Run the shared models, then the jobs ``todo``, in ``args.parallel`` processes here."""
+    """Run the shared models, then the jobs ``todo``, in ``args.parallel`` processes here; return the
+    exit status (1 when a task failed: every failure is reported on stderr).
+
+    ``args`` are the parsed options of ``python -m gendel.gan grid`` (``profile``, ``device``,
+    ``parallel``, ``threads``), checked by the command line before any work.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> args = argparse.Namespace(profile="tiny", device="cpu", parallel=2, threads=1)
+    >>> local_grid(args, "results", todo("tiny", "results"), "a Python call")  # needs MNIST; trains # doctest: +SKIP
+    2 process(es) of 1 thread(s) each
+    [1/3] done shared model classifier mnist
+    ...
+    0
+    """
     import concurrent.futures as cf
     import multiprocessing
 
@@ -98,7 +122,23 @@ def local_grid(args, results, todo, command):
 
 
 def slurm_grid(args, results, todo, command):
-    """Submit the shared models, then the jobs ``todo``, to SLURM (submitit), and wait for them."""
+    """Submit the shared models, then the jobs ``todo``, to SLURM (submitit), and wait for them;
+    return the exit status (1 when a task failed).
+
+    ``args`` are the parsed options of ``python -m gendel.gan grid --executor slurm``
+    (``timeout_min``, ``logs``, ``partition``, ``gpus``, ``cpus``, ``parallel``), checked and
+    completed with their defaults by the command line before any work.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> args = argparse.Namespace(profile="paper", device="cuda", parallel=8, timeout_min=1440, logs=None,
+    ...                           partition="gpu", gpus=1, cpus=4)
+    >>> slurm_grid(args, "results", todo("paper", "results"), "a Python call")  # on a SLURM cluster # doctest: +SKIP
+    done shared model classifier mnist
+    ...
+    0
+    """
     import submitit
 
     logs = Path(args.logs or Path(results) / "logs")

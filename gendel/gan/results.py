@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from gendel.deletion_test.stats import PAPER_STATISTICS
 from gendel.gan.profiles import RESULT_VERSION, Job, get_profile, jobs
 
 #: Result files stored with gendel, one folder per profile.
@@ -58,10 +59,35 @@ _REQUIRED = ("version", "job", "profile", "provenance", "data", "classifier", "l
 _ARRAYS = ("grid_pre", "grid_re", "grid_approx", "pre_labels", "pre_log_ratio", "scores_yhat", "scores_h0",
            "scores_h1", "scores_control")
 _MODELS = ("pre", "re", "approx", "control")
+#: The sections of a result that are records (dicts); ``reweighted`` and ``curves`` may also be None.
+_RECORDS = ("profile", "provenance", "data", "classifier", "labels", "sampling", "q3", "timings", "losses")
+#: The entries every reader of a section may rely on (format version 2).
+_ENTRIES = {"data": ("n_train", "n_deleted", "n_test", "label_counts_X", "label_counts_kept", "label_counts_test"),
+            "classifier": ("test_accuracy", "n_test", "confidence"),
+            "sampling": ("bound", "acceptance_rate", "bound_exceeded", "n_proposals"),
+            "q3": ("m", "R", "statistics", "ks"),
+            "curves": ("retrained", "pretrained", "vdm"),
+            "losses": ("pretrain", "retrain", "control", "vdm")}
 
 
 class DamagedResult(ValueError):
-    """A result file that cannot be read as the result of its job."""
+    """A result file that cannot be read as the result of its job.
+
+    :func:`load_result` raises it, naming the file and what is wrong; :func:`gendel.gan.run.done`
+    reports it with a warning, and the job runs again.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     torn = Path(tmp) / "mnist-even-0.7-seed0.json"
+    ...     _ = torn.write_text('{"version": 2, "job"')
+    ...     try:
+    ...         load_result(torn)
+    ...     except DamagedResult as exc:
+    ...         print("truncated" in str(exc), str(torn) in str(exc))
+    True True
+    """
 
 
 def _arrays(value):
@@ -239,6 +265,9 @@ class JobResult:
         missing = [k for k in _REQUIRED if k not in d]
         if missing:
             raise DamagedResult(f"{where} lacks {', '.join(missing)}")
+        for k in _RECORDS + ("reweighted", "curves"):
+            if not isinstance(d[k], dict) and not (d[k] is None and k in ("reweighted", "curves")):
+                raise DamagedResult(f"{where}: its {k} is a {type(d[k]).__name__}, not a record")
         job = d["job"]
         try:
             job = Job(job["profile"], job["dataset"], job["setting"], float(job["lam"]), int(job["seed"]))
@@ -274,7 +303,7 @@ class JobResult:
                        sampling=d["sampling"], reweighted=None, q3={"m": q3["m"], "R": q3["R"], "statistics": values,
                                                                      "ks": ks},
                        curves=None, timings=timings, losses=d["losses"], arrays=arrays)
-        except (KeyError, TypeError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise DamagedResult(f"{where} (format version 1) lacks {exc}") from exc
 
 
@@ -350,19 +379,57 @@ def load_result(path, job=None):
         raise DamagedResult(f"{where} holds a {type(d).__name__}, not a result")
     npz = path.with_suffix(".npz")
     try:
-        with np.load(npz, allow_pickle=False) as f:
+        with open(npz, "rb") as handle, np.load(handle, allow_pickle=False) as f:
             arrays = {k: f[k] for k in f.files}
     except FileNotFoundError as exc:
         raise DamagedResult(f"{where} has no arrays file {npz.name} beside it") from exc
     except Exception as exc:  # noqa: BLE001 - a torn zip, a foreign file
         raise DamagedResult(f"the arrays file {npz} cannot be read ({type(exc).__name__}: {exc})") from exc
+    if "arrays_checksum" in d and d["arrays_checksum"] != _arrays_checksum(arrays):  # older files lack it
+        raise DamagedResult(f"{where}: its arrays file {npz.name} is not the one written with it (another job's "
+                            "or another run's arrays)")
     result = JobResult.from_dict(d, arrays, where=where)
     _check(result, job, where)
     return result
 
 
+def _count(value, minimum=1):
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= minimum
+
+
+def _check_sections(result, where):
+    """Raise :class:`DamagedResult` unless the sections of a result of format version 2 hold what
+    their readers rely on: the entries of :data:`_ENTRIES`, and R values of each statistic."""
+    for section, entries in _ENTRIES.items():
+        record = getattr(result, section)
+        if record is None and section == "curves":
+            continue
+        missing = [e for e in entries if e not in record]
+        if missing:
+            raise DamagedResult(f"{where}: its {section} lacks {', '.join(missing)}")
+    q3 = result.q3
+    if not _count(q3["m"]) or not _count(q3["R"]):
+        raise DamagedResult(f"{where}: its Q3 sizes m = {q3['m']!r}, R = {q3['R']!r} are not counts")
+    for part in ("statistics", "ks"):
+        if not isinstance(q3[part], dict) or any(not isinstance(q3[part].get(k), dict) for k in PAPER_STATISTICS):
+            raise DamagedResult(f"{where}: its Q3 {part} are not there for each of {', '.join(PAPER_STATISTICS)}")
+    for key in PAPER_STATISTICS:
+        values = q3["statistics"][key]
+        if any(np.shape(values.get(w)) != (q3["R"],) for w in ("h0", "h1", "control")):
+            raise DamagedResult(f"{where}: the Q3 values of {key!r} are not R = {q3['R']} values for each of h0, h1 "
+                                "and control")
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in result.timings.values()):
+        raise DamagedResult(f"{where}: its timings are not all numbers of seconds")
+
+
 def _check(result, job, where):
     """Raise :class:`DamagedResult` unless ``result`` is a complete result (of ``job``)."""
+    if not isinstance(result.profile, dict) or not _count(result.profile.get("m_labels")):
+        raise DamagedResult(f"{where}: its profile has no count m_labels")
+    if not isinstance(result.labels, dict):
+        raise DamagedResult(f"{where}: its label counts are a {type(result.labels).__name__}, not a record")
+    if result.version == RESULT_VERSION:
+        _check_sections(result, where)
     if job is not None:
         if (result.job.dataset, result.job.setting, result.job.lam, result.job.seed) != \
                 (job.dataset, job.setting, job.lam, job.seed):
@@ -382,16 +449,22 @@ def _check(result, job, where):
     missing = [a for a in arrays if a not in result.arrays]
     if missing:
         raise DamagedResult(f"{where}: its arrays file lacks {', '.join(missing)}")
+    a = result.arrays
+    numbers = [k for k in arrays if a[k].dtype.kind not in "biuf"]
+    if numbers:
+        raise DamagedResult(f"{where}: its arrays {', '.join(numbers)} do not hold numbers")
+    grid = (min(32, m), 28, 28)
+    expected = {"pre_labels": (m,), "pre_log_ratio": (m,)} | {k: grid for k in ("grid_pre", "grid_re", "grid_approx")}
     if result.version == RESULT_VERSION:
-        shape = (result.q3["R"], result.q3["m"])
-        bad = [a for a in _ARRAYS[5:] if result.arrays[a].shape != shape]
-        if bad or result.arrays["pre_labels"].shape != (m,):
-            raise DamagedResult(f"{where}: its arrays have other shapes than its profile's ({', '.join(bad)})")
+        expected |= {k: (result.q3["R"], result.q3["m"]) for k in _ARRAYS[5:]}
+    bad = [k for k, shape in expected.items() if a[k].shape != shape]
+    if bad or a["pre_labels"].dtype.kind not in "iu":
+        raise DamagedResult(f"{where}: its arrays have other shapes than its profile's ({', '.join(bad) or 'pre_labels'})")
 
 
 def write_result(result, path):
     """Write a result's JSON and arrays atomically (the arrays first: a JSON file is only there
-    with its arrays).
+    with its arrays). The JSON records a checksum of the arrays (:func:`load_result` checks it).
 
     Examples
     --------
@@ -406,7 +479,21 @@ def write_result(result, path):
 
     path = Path(path)
     atomic_write(path.with_suffix(".npz"), lambda f: np.savez_compressed(f, **result.arrays))
-    atomic_write(path, lambda f: f.write(json.dumps(result.to_dict(), indent=1).encode()))
+    record = result.to_dict() | {"arrays_checksum": _arrays_checksum(result.arrays)}
+    atomic_write(path, lambda f: f.write(json.dumps(record, indent=1).encode()))
+
+
+def _arrays_checksum(arrays):
+    """CRC-32 of a result's arrays (names, types, shapes and bytes): the JSON file records the one of
+    the arrays written with it, so an arrays file of another job (or another run) is found."""
+    import zlib
+
+    crc = 0
+    for name in sorted(arrays):
+        a = np.ascontiguousarray(arrays[name])
+        crc = zlib.crc32(f"{name}{a.dtype.str}{a.shape}".encode(), crc)
+        crc = zlib.crc32(a.tobytes(), crc)
+    return crc
 
 
 def load_results(profile, results_dir=None):

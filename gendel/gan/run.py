@@ -40,6 +40,9 @@ def done(path, job):
     today's (:func:`code_fingerprint`). A file that is there but not done is reported with a
     warning (and its job then runs again). ``run`` and ``grid`` both decide by this rule.
 
+    The temporary files that a writer of this result left when it was killed midway (see
+    :func:`gendel.cache.atomic_write`) are removed first.
+
     Examples
     --------
     >>> import tempfile, warnings
@@ -52,7 +55,11 @@ def done(path, job):
     ...         done(torn, jobs("tiny")[0]), "truncated" in str(caught[0].message)
     (None, True)
     """
+    from gendel.cache import remove_stale_temporaries
+
     path = Path(path)
+    for written in (path, path.with_suffix(".npz")):
+        remove_stale_temporaries(written)
     if not path.exists():
         return None
     try:

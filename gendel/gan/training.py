@@ -73,6 +73,9 @@ def pick_device(device=None, name="device"):
         if not torch.cuda.is_available():
             raise ValueError(f"{name}={str(device)!r} was asked for but torch sees no CUDA GPU; use device='cpu' "
                              "or device=None")
+        if device.index is not None and device.index >= torch.cuda.device_count():
+            raise ValueError(f"{name}={str(device)!r} was asked for but torch sees {torch.cuda.device_count()} CUDA "
+                             f"GPU(s), cuda:0 to cuda:{torch.cuda.device_count() - 1}")
         torch.backends.cudnn.benchmark = True  # fixed shapes: let cuDNN pick its fastest kernels
     return device
 
@@ -217,10 +220,20 @@ def load_checkpoint(path):
     ({'epoch': 3}, None, 1)
     >>> load_checkpoint("no/such/file.pt") is None
     True
+
+    A folder in place of the file is refused (training would fail when it saves):
+
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     load_checkpoint(tmp)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    IsADirectoryError: the checkpoint ... is a folder, not a file; remove it or give another checkpoint_dir ...
     """
     path = Path(path)
     if not path.exists():
         return None
+    if path.is_dir():
+        raise IsADirectoryError(f"the checkpoint {path} is a folder, not a file; remove it or give another "
+                                "checkpoint_dir (checkpoint_dir=False trains without checkpoints)")
     try:
         return torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # a file from an incompatible version or a damaged disk
@@ -250,8 +263,49 @@ def _checksum(state):
     return crc
 
 
+#: The parts of a checkpoint that are not tensors: its record of the training.
+_RECORD = ("kind", "epoch", "seconds", "loss_names", "history", "epoch_seconds", "epoch_cpu_seconds", "hardware")
+
+
+def _record_checksum(state):
+    """CRC-32 of a checkpoint's record (losses, times, hardware: everything but the tensors)."""
+    payload = json.dumps([state.get(k) for k in _RECORD], sort_keys=True, default=repr)
+    return zlib.crc32(payload.encode())
+
+
 _CHECKPOINT_KEYS = ("kind", "modules", "optimizers", "generator", "epoch", "seconds", "loss_names", "history",
                     "epoch_seconds", "epoch_cpu_seconds", "snapshots", "hardware", "checksum")
+
+
+def _is_number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and np.isfinite(value)
+
+
+def _record_problem(state):
+    """Why a checkpoint's record (not its tensors) cannot be read back, or None."""
+    epoch = state["epoch"]
+    if not _is_number(state["seconds"]) or state["seconds"] < 0:
+        return f"its training time is {state['seconds']!r}, not a number of seconds"
+    names = state["loss_names"]
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        return "its loss names are not a list of names"
+    for part in ("history", "epoch_seconds", "epoch_cpu_seconds"):
+        if not isinstance(state[part], list) or len(state[part]) != epoch:
+            return "its history does not match its epoch count"
+    if not all(isinstance(row, list) and len(row) == len(names) and all(_is_number(v) for v in row)
+               for row in state["history"]):
+        return "its loss history is not one row of numbers per epoch, one per loss name"
+    if not all(_is_number(v) for v in state["epoch_seconds"] + state["epoch_cpu_seconds"]):
+        return "its epoch times are not numbers"
+    if not isinstance(state["hardware"], list) or not all(isinstance(h, dict) for h in state["hardware"]):
+        return "its hardware record is not a list of records"
+    snapshots = state["snapshots"]
+    if not isinstance(snapshots, dict) or not all(isinstance(e, str) and e.isdigit() and 1 <= int(e) <= epoch
+                                                  for e in snapshots):
+        return "its snapshots are not kept per epoch"
+    if "record_checksum" in state and state["record_checksum"] != _record_checksum(state):  # older files lack it
+        return "its record (losses, times, hardware) does not match its checksum (the file was changed or damaged)"
+    return None
 
 
 def _usable(state, kind, epochs, modules, optimizers):
@@ -263,7 +317,7 @@ def _usable(state, kind, epochs, modules, optimizers):
         return f"it lacks {', '.join(missing)}"
     if state["kind"] != kind:
         return f"it is a {state['kind']!r} checkpoint, not {kind!r}"
-    if not isinstance(state["epoch"], int) or not 1 <= state["epoch"] <= epochs:
+    if not isinstance(state["epoch"], int) or isinstance(state["epoch"], bool) or not 1 <= state["epoch"] <= epochs:
         return f"it records epoch {state['epoch']!r} of a training of {epochs}"
     for part, objects in (("modules", modules), ("optimizers", optimizers)):
         if not isinstance(state[part], dict) or set(state[part]) != set(objects):
@@ -273,9 +327,9 @@ def _usable(state, kind, epochs, modules, optimizers):
         if not isinstance(saved, dict) or set(saved) != set(own) or \
                 any(tuple(getattr(saved[k], "shape", ())) != tuple(v.shape) for k, v in own.items()):
             return f"its network {name!r} has other layers or shapes"
-    if len(state["history"]) != state["epoch"] or len(state["epoch_seconds"]) != state["epoch"] or \
-            len(state["epoch_cpu_seconds"]) != state["epoch"]:
-        return "its history does not match its epoch count"
+    problem = _record_problem(state)
+    if problem is not None:
+        return problem
     if state["checksum"] != _checksum(state):
         return "its weights do not match their checksum (the file was changed or damaged)"
     return None
@@ -320,6 +374,7 @@ def _save(path, kind, modules, optimizers, generator, run):
         "hardware": list(run.hardware),
     }
     state["checksum"] = _checksum(state)
+    state["record_checksum"] = _record_checksum(state)
     atomic_save(state, path)
 
 
@@ -371,6 +426,15 @@ class TrainingRun:
     hardware : list of dict
         The :func:`hardware` of each session that trained some of the epochs, with the epochs
         it trained (``"epochs": [first, last]``).
+
+    Examples
+    --------
+    A record of two epochs (:func:`run_epochs` makes them; the times are cumulative):
+
+    >>> run = TrainingRun(history=[{"loss": 0.9}, {"loss": 0.7}], seconds=3.0, epoch_seconds=[1.5, 3.0],
+    ...                   epoch_cpu_seconds=[1.4, 2.9], snapshots={}, hardware=[])
+    >>> len(run.history), run.cpu_seconds
+    (2, 2.9)
     """
 
     history: list
@@ -557,4 +621,5 @@ def load_snapshot(network, snapshots, epoch, name):
 #: Functions of this module that decide whether a training can be reused, never what it computes:
 #: :mod:`gendel.fingerprint` does not follow them.
 BOOKKEEPING = (pick_device, check_checkpoint_dir, hardware, data_fingerprint, training_code, config_key,
-               default_checkpoint_dir, atomic_save, load_checkpoint, _checksum, _usable, _restore, _save, _progress)
+               default_checkpoint_dir, atomic_save, load_checkpoint, _checksum, _record_checksum, _is_number,
+               _record_problem, _usable, _restore, _save, _progress)

@@ -142,14 +142,19 @@ class VDMDRE(DensityRatioEstimator):
 
     def _warn_if_diverged(self, mask):
         """The KL objective E_{X\\X'}[T] − E_X[exp(T) − 1] cannot exceed KL(X \\ X' ‖ X) = log N/(N − N');
-        far above it (or not finite) the training diverged (a learning rate too large)."""
+        far above it (or not finite) the training diverged (a learning rate too large). Both objectives
+        are 0 (KL) and −2 log 2 (JS) for a constant T = 0; far below that at the last epoch, T is worse than
+        a constant: the training diverged too."""
         ceiling = np.log(len(mask) / (len(mask) - mask.sum()))
         last = [h["objective"] for h in self.history_]
-        if not np.all(np.isfinite(last)) or (self.divergence == "kl" and max(last) > 2 * ceiling + 0.1):
+        if not np.all(np.isfinite(last)) or (self.divergence == "kl" and max(last) > 2 * ceiling + 0.1) or \
+                last[-1] < (0.0 if self.divergence == "kl" else -2 * np.log(2)) - 1.0:
             warnings.warn(
-                f"the VDM training diverged: its objective reached {max(last):.3g}, while it cannot exceed "
-                f"log N/(N - N') = {ceiling:.3g} for the KL divergence (and 0 for JS); rho_hat_E is not usable. "
-                f"Use a smaller learning rate (lr={self.lr!r} now; the default is 1e-4 for images, 1e-3 for vectors)",
+                f"the VDM training diverged: its objective went from {last[0]:.3g} to {last[-1]:.3g} (largest "
+                f"{max(last):.3g}), while a trained T gives between 0 (what the constant T = 0 gives) and "
+                f"log N/(N - N') = {ceiling:.3g} for the KL divergence, and between -2 log 2 = -1.39 and 0 for JS; "
+                "rho_hat_E is not usable. Use a smaller learning rate "
+                f"(lr={self.lr!r} now; the default is 1e-4 for images, 1e-3 for vectors)",
                 RuntimeWarning, stacklevel=3)
 
     def fit(self, X, deleted):
