@@ -925,3 +925,27 @@ def test_grid_and_run_agree_on_what_is_done_end_to_end(made, data, tmp_path):
     single = run_cli("run", "--profile", "tiny", jobs("tiny")[1].name, "--results", str(results), env=env)
     assert single.returncode == 0 and str(intact) in single.stdout and intact.stat().st_mtime_ns == stamp
     assert temporaries(results) == []
+
+
+def test_a_worker_of_a_killed_grid_stops(tmp_path):
+    """A grid killed with SIGKILL leaves its worker processes behind, and they would go on computing
+    alone: each worker starts (grid._set_threads) with a watch on its grid process and stops when it
+    is gone. Here a stand-in grid process starts one worker the same way and is killed."""
+    worker = "import sys; from gendel.gan import grid; grid._set_threads(1, int(sys.argv[1])); import time; time.sleep(300)"
+    parent = ("import os, subprocess, sys, time\n"
+              f"child = subprocess.Popen([sys.executable, '-c', {worker!r}, str(os.getpid())])\n"
+              "print(child.pid, flush=True)\n"
+              "time.sleep(300)\n")
+    stand_in = subprocess.Popen([sys.executable, "-c", parent], stdout=subprocess.PIPE, text=True)
+    pid = int(stand_in.stdout.readline())
+    time.sleep(2.0)
+    assert Path(f"/proc/{pid}").exists(), "the worker did not start"
+    stand_in.kill()   # even while the worker is still importing: it watches the grid's pid it was given
+    stand_in.wait()
+    for _ in range(40):
+        if not Path(f"/proc/{pid}").exists() or "Z" in Path(f"/proc/{pid}/stat").read_text().split()[2]:
+            break
+        time.sleep(0.5)
+    else:
+        os.kill(pid, signal.SIGKILL)
+        pytest.fail("the worker kept running after its grid process was killed")

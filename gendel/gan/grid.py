@@ -17,13 +17,26 @@ from gendel.gan import profiles as P
 from gendel.gan.run import done, run_job
 
 
-def _set_threads(threads):
-    """One process's share of the cores (set before torch starts its thread pools)."""
+def _set_threads(threads, grid_pid=None):
+    """A worker's start: its share of the cores (set before torch starts its thread pools), and a
+    watch on the grid process ``grid_pid`` (default: this process's parent): a worker whose grid is
+    gone (killed) stops instead of finishing its job alone."""
     os.environ["OMP_NUM_THREADS"] = str(threads)
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    import threading
+
     import torch
 
     torch.set_num_threads(threads)
+    parent = os.getppid() if grid_pid is None else grid_pid
+
+    def watch():
+        while True:
+            if os.getppid() != parent:   # re-parented: the grid process died
+                os._exit(1)
+            time.sleep(2.0)
+
+    threading.Thread(target=watch, daemon=True, name="gendel-grid-watch").start()
 
 
 def _shared_task(task, profile, device):
@@ -98,7 +111,7 @@ def local_grid(args, results, todo, command):
     context = multiprocessing.get_context("spawn")
     failed = 0
     with cf.ProcessPoolExecutor(args.parallel, mp_context=context, initializer=_set_threads,
-                                initargs=(threads,)) as pool:
+                                initargs=(threads, os.getpid())) as pool:
         for stage, tasks, run in (("shared model", shared_models(args.profile), _shared_task),
                                   ("job", todo, _job_task)):
             if stage == "shared model":
