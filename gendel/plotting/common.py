@@ -62,24 +62,13 @@ CONFIG = {"displaylogo": False, "responsive": True}
 
 BOOK_RENDERER = "gendel_book"
 
-#: Run after each figure of the book is created: size it again once the page is laid out. The
-#: figure's inline script runs while the page is still being parsed, before the theme's right-hand
-#: sidebar exists, so plotly would size the figure for a wider column than it ends up in and the
-#: figure would be cut off (1056 px in a 784 px column at a 1400 px wide window).
-#: On a phone (a column under 600 px) a figure of several side-by-side panels keeps 170 px per
-#: panel and scrolls sideways in its cell, instead of squeezing titles and colour bars together.
-FIT_TO_COLUMN_JS = (
-    "(function () { var gd = document.getElementById('{plot_id}');"
-    " function panels(lay) { var starts = {}; Object.keys(lay).forEach(function (k) {"
-    " if (/^xaxis[0-9]*$/.test(k) && lay[k].domain) { starts[Math.round(lay[k].domain[0] * 20)] = 1; } });"
-    " return Object.keys(starts).length; }"
-    " function fit() { if (!gd || !window.Plotly) { return; }"
-    " var box = gd.parentElement, n = gd._fullLayout ? panels(gd._fullLayout) : 1;"
-    " if (box && box.clientWidth < 600 && n > 1) { gd.style.minWidth = (170 * n + 80) + 'px';"
-    " gd.style.maxWidth = 'none'; box.style.overflowX = 'auto'; }"
-    " window.Plotly.Plots.resize(gd); }"
-    " if (document.readyState === 'complete') { fit(); } else { window.addEventListener('load', fit); } })();"
-)
+#: Run after each figure of the book is drawn: hand it to the page's ``gendelFigure``
+#: (``book/_static/gendel-layout.js``, loaded on every page by ``book/_ext/plotly_js.py``). It sizes
+#: the figure again once the page is laid out (the figure's inline script runs while the page is
+#: still being parsed, before the theme's right-hand sidebar exists, so plotly would size it for a
+#: wider column than it ends up in), follows its column's width, and in a column under 600 px (a
+#: phone) stacks side-by-side panels into one column, each panel the column's width.
+FIT_TO_COLUMN_JS = "if (window.gendelFigure) { window.gendelFigure('{plot_id}'); }"
 
 
 #: float64 arrays whose finite non-zero magnitudes lie in this range are stored as float32 in the
