@@ -163,8 +163,10 @@ def plotly_text(text):
     Plotly shows text, not TeX: ``c_{N−N'}`` would appear with its braces, ``σ_C`` with its
     underscore. Braced sub- and superscripts, and an unbraced ``_`` after a single letter followed
     by a short token (``σ_C``, ``Y_H0``, ``ρ̂_ℰ``), become plotly's ``<sub>``/``<sup>`` tags, and a
-    set difference written ``X \\ X'`` becomes ``X ∖ X'``. Hover-template variables
-    (``%{customdata[0]}``) and HTML tags (``<extra>``) are left as they are; ``None`` passes
+    set difference written ``X \\ X'`` becomes ``X ∖ X'``. A line of smaller text under a title,
+    written ``<br><sup>…</sup>``, is set at :data:`SUBTITLE_SIZE` px (plotly draws ``<sup>`` at 70 %
+    of the title's size, about 8 to 10 px, too small to read). Hover-template variables
+    (``%{customdata[0]}``) and other HTML tags (``<extra>``) are left as they are; ``None`` passes
     through.
 
     Examples
@@ -179,6 +181,8 @@ def plotly_text(text):
     "ρ<sub>*</sub> = p<sub>*</sub>'/p<sub>*</sub>, ASC<sub>φ</sub>, MMD²<sub>u</sub>"
     >>> plotly_text("x_i = %{customdata[0]}<extra>max_k</extra>")
     'x<sub>i</sub> = %{customdata[0]}<extra>max_k</extra>'
+    >>> plotly_text("Label bars<br><sup>gpu profile, N = 10<sup>4</sup></sup>; MMD<sup>2</sup>")
+    "Label bars<br><span style='font-size:12px'>gpu profile, N = 10<sup>4</sup></span>; MMD<sup>2</sup>"
     """
     if text is None:
         return None
@@ -189,7 +193,31 @@ def plotly_text(text):
     parts = _VERBATIM.split(str(text))
     for i in range(0, len(parts), 2):  # even entries: text outside templates and tags
         parts[i] = _UNBRACED.sub(r"\1<sub>\2</sub>", _BRACED.sub(tag, parts[i]))
-    return "".join(parts).replace(" \\ ", " ∖ ")
+    return _subtitles("".join(parts).replace(" \\ ", " ∖ "))
+
+
+#: The font size (px) of the line of settings under a figure's title (see :func:`plotly_text`).
+SUBTITLE_SIZE = 12
+_SUP = re.compile(r"<(/?)sup>")
+
+
+def _subtitles(text):
+    """``text`` with each ``<br><sup>…</sup>`` (to its matching ``</sup>``) set at SUBTITLE_SIZE px."""
+    out, i, opening = [], 0, "<br><sup>"
+    while True:
+        j = text.find(opening, i)
+        if j < 0:
+            return "".join(out) + text[i:]
+        depth, k = 1, j + len(opening)
+        while depth:
+            match = _SUP.search(text, k)
+            if match is None:  # no matching </sup>: leave the rest as it is
+                return "".join(out) + text[i:]
+            depth += -1 if match.group(1) else 1
+            k = match.end()
+        inner = text[j + len(opening):k - len("</sup>")]
+        out.append(f"{text[i:j]}<br><span style='font-size:{SUBTITLE_SIZE}px'>{inner}</span>")
+        i = k
 
 
 #: Keys whose string values a reader sees (titles, names, labels, annotation and tick texts).
