@@ -313,6 +313,7 @@ def test_side_by_side_panels_stack_on_a_phone_and_come_back_on_a_desktop(browser
         context.close()
     assert not errors, errors
     assert [f["domains"] for f in back] == [f["domains"] for f in wide], "the desktop layout did not come back"
+    assert [round(f["svg"][2] - f["svg"][0]) for f in back] == [1376] * len(back), "not the column's width again"
     for fig, name in zip(wide, ("maps", "grid", "bars")):  # side by side as made
         assert any(abs(a[1] - b[1]) < 2 and a[0] != b[0] for a in fig["panels"] for b in fig["panels"]), name
     previous_bottom = 0
@@ -336,19 +337,23 @@ def test_side_by_side_panels_stack_on_a_phone_and_come_back_on_a_desktop(browser
 TITLE_JS = """() => {
   const gd = document.querySelector('.js-plotly-plot'), g = gd.getBoundingClientRect();
   const t = gd.querySelector('g.g-gtitle text').getBoundingClientRect();
-  return {text: gd.layout.title.text, right: t.right - g.left, width: g.width, top: gd._fullLayout.margin.t};
+  const l = gd.querySelector('g.infolayer > g.legend rect.bg').getBoundingClientRect();
+  return {text: gd.layout.title.text, right: t.right - g.left, width: g.width, top: gd._fullLayout.margin.t,
+          gap: l.top - t.bottom};
 }"""
 
 
 def test_a_title_wider_than_a_phone_breaks_into_lines_also_after_a_slider_step(browser, tmp_path):
     import plotly.graph_objects as go
 
+    from gendel.plotting.common import plotly_text
+
     def title(b):
         return (f"Alg. 1 as the bound B moves<br><sup>MNIST even-0.7, 2 seeds; largest ratio on the samples 3.2"
                 f"<br>B = {b}: acceptance rate 41.2 % of the proposals, and more words that do not fit</sup>")
 
-    fig = go.Figure(go.Bar(x=list("abcdefghij"), y=list(range(10))))
-    fig.update_layout(title=title(10), height=450, margin=dict(t=130),
+    fig = go.Figure([go.Bar(x=list("abcdefghij"), y=list(range(10)), name=f"the model number {k}") for k in range(3)])
+    fig.update_layout(title=title(10), height=450, margin=dict(t=130), legend=dict(orientation="h", y=1.02, yanchor="bottom"),
                       sliders=[dict(active=1, steps=[dict(method="update", label=str(b), args=[{}, {"title.text": title(b)}])
                                                      for b in (1, 10)])])
     url = _figure_page(tmp_path, [fig])
@@ -369,5 +374,7 @@ def test_a_title_wider_than_a_phone_breaks_into_lines_also_after_a_slider_step(b
         context.close()
     for state in (narrow, stepped):   # broken into more lines, inside the figure, with room above the plot
         assert state["right"] <= state["width"] and state["text"].count("<br>") > 2 and state["top"] > 130, state
+        assert state["gap"] >= 0, state   # the legend (two rows on a phone) under the title, not over it
     assert "B = 1:" in stepped["text"]
-    assert wide["text"] == title(1) and wide["top"] == 130, wide   # the step's own title, as made
+    # back on a desktop: the step's own title, as the book renders it, in the lines it was written in
+    assert wide["text"] == plotly_text(title(1)) and wide["right"] <= wide["width"] and wide["gap"] >= 0, wide

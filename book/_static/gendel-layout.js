@@ -357,7 +357,17 @@
     // plotly's HTML wraps a figure in a box of the figure's height in px: it follows the figure
     var box = gd.parentElement;
     if (box && /px$/.test(box.style.height) && typeof layout.height === "number") { box.style.height = layout.height + "px"; }
-    return traces.length ? window.Plotly.update(gd, data, layout, traces) : window.Plotly.relayout(gd, layout);
+    return (traces.length ? window.Plotly.update(gd, data, layout, traces) : window.Plotly.relayout(gd, layout))
+      .then(keepWidthFree(gd));
+  }
+
+  // plotly fixes a figure's width when its height is set ("no autosize in one dimension only"),
+  // after which the figure no longer follows its column: the width is let free again.
+  function keepWidthFree(gd) {
+    return function (result) {
+      if (gd.layout) { delete gd.layout.width; }
+      return result;
+    };
   }
 
   // ---- titles that fit a narrow figure ---------------------------------------------------------
@@ -412,7 +422,7 @@
   function relayout(gd, layout) {
     var box = gd.parentElement;
     if (box && /px$/.test(box.style.height) && typeof layout.height === "number") { box.style.height = layout.height + "px"; }
-    return window.Plotly.relayout(gd, layout);
+    return window.Plotly.relayout(gd, layout).then(keepWidthFree(gd));
   }
 
   // Break the title of gd if it is wider than the figure; `raw` is the title as the figure set it.
@@ -432,10 +442,37 @@
       L[key + ".y"] = 1 - ((1 - w.legends[key]) * w.height + added) / (w.height + added);
     });
     gd._gendelWrap = w;
-    if (!plan && !w.added) { return Promise.resolve(); }
-    w.added = added;
     gd._gendelWrapping = true;
-    return relayout(gd, L).then(function () { gd._gendelWrapping = false; });
+    var apply = function (extra) {
+      L["margin.t"] = w.t + extra; L.height = w.height + extra;
+      if (w.titleTop !== undefined) { L["title.y"] = 1 - w.titleTop / (w.height + extra); }
+      Object.keys(w.legends).forEach(function (key) {
+        L[key + ".y"] = 1 - ((1 - w.legends[key]) * w.height + extra) / (w.height + extra);
+      });
+      w.added = extra;
+      return relayout(gd, L);
+    };
+    var first = (plan || w.added) ? apply(added) : Promise.resolve();
+    return first.then(function () {
+      // a legend above the plot that reaches up into the title (a legend of several rows on a
+      // narrow screen): the plot, and the legend with it, move down
+      var title = box(gd, gd.querySelector("g.g-gtitle"));
+      if (!title) { return null; }
+      var push = 0;
+      Array.prototype.forEach.call(gd.querySelectorAll("g.infolayer > g"), function (el) {
+        if (!/^legend\d*$/.test(el.getAttribute("class") || "")) { return; }
+        var lg = box(gd, el.querySelector("rect.bg") || el);
+        if (lg && lg.l < title.r && lg.r > title.l && lg.t < title.b + 4 && lg.b > title.t) { push = Math.max(push, title.b + 4 - lg.t); }
+      });
+      if (!(push > 0)) { return null; }
+      var extra = added + Math.ceil(push);
+      // the title stays where it is (plotly centres an unpinned title in the top margin)
+      w.pinned = w.pinned || {"title.y": copy(get(lay, "title.y")), "title.yanchor": copy(get(lay, "title.yanchor")),
+                              "title.yref": copy(get(lay, "title.yref"))};
+      if (w.titleTop === undefined) { w.titleTop = title.t; }
+      L["title.yanchor"] = "top"; L["title.yref"] = "container";
+      return apply(extra);
+    }).then(function () { gd._gendelWrapping = false; });
   }
 
   function unwrap(gd) {
@@ -444,6 +481,7 @@
     if (!w || !w.added) { return Promise.resolve(); }
     var L = {"title.text": w.raw, "margin.t": w.top, height: w.height};
     Object.keys(w.legends).forEach(function (key) { L[key + ".y"] = w.legends[key]; });
+    Object.keys(w.pinned || {}).forEach(function (key) { L[key] = w.pinned[key]; });
     gd._gendelWrapping = true;
     return relayout(gd, L).then(function () { gd._gendelWrapping = false; });
   }
@@ -478,7 +516,7 @@
       gd._gendel.plan = plan;
       return update(gd, plan.data, plan.layout, plan.traces);
     }).then(function () {
-      return column < NARROW ? wrap(gd, titleText(gd.layout)) : null;
+      return wrap(gd, titleText(gd.layout));
     }).catch(function (e) {
       if (window.console) { console.warn("gendel: could not fit figure " + gd.id + " to its column: " + e); }
     }).then(function () {
