@@ -5,11 +5,15 @@
  * (its inline script runs before the theme's sidebar exists), and again whenever its column
  * changes width. In a column narrower than NARROW px, a figure whose panels stand side by side
  * gets one column of panels: each panel spans the width, the panels are stacked in reading order
- * (rows from the top, left to right in a row), and what belongs to a panel moves with it: its
- * axes, its title and other annotations, shapes and images placed in paper coordinates, its
- * colour bar. Legends, sliders and menus above or below all panels keep their distance in pixels
- * from the top or bottom of the plot area; the figure grows by the height the panels need. In a
- * wider column the figure is shown as it was made.
+ * (rows from the top, left to right in a row; column by column when only the top row has titles,
+ * which then head columns), and what belongs to a panel moves with it: its axes, its title and
+ * other annotations, shapes and images placed in paper coordinates, its colour bar. Legends,
+ * sliders and menus above or below all panels keep their distance in pixels from the top or
+ * bottom of the plot area; the figure grows by the height the panels need. In a wider column the
+ * figure is shown as it was made.
+ *
+ * Titles. A title line wider than the figure is broken at spaces, also after a slider step sets
+ * another title, and a legend above the plot that reaches into the title moves down with the plot.
  *
  * Tables. In a column narrower than NARROW_TABLE px, a table wider than its box is shown as one
  * card per row, each cell under its column's header (class gendel-stacked, see gendel.css).
