@@ -51,6 +51,42 @@ def test_one_verdict_helper_for_every_chapter():
     assert (theory.verdict(True), theory.verdict(np.bool_(False))) == (verdict(1, 1), verdict(0, 1))
 
 
+def test_a_theorem_checked_in_parts_has_one_verdict_rule():
+    """Every theorem: the parts that check the statement as printed decide the verdict (all hold:
+    holds; some: partly; none: does not hold); checks of another statement (a corrected bound, an
+    invalid reading) are listed as "not counted" and change nothing."""
+    from gendel.claims import theory as th
+    from gendel.theory.bound_checks import BoundCheck
+
+    def check(bound):  # deterministic: 0.5 measured against the bound
+        return BoundCheck("stmt", "x", [1], [bound], [[0.5]], 0.0)
+
+    ok, bad = check(1.0), check(0.1)
+    verdicts = {parts: th.theorem("t", "t", "Thm. 0", [ok if p else bad for p in parts]).verdict
+                for parts in ((1, 1), (1, 0), (0, 1), (0, 0))}
+    assert verdicts == {(1, 1): "holds", (1, 0): "partly", (0, 1): "partly", (0, 0): "does not hold"}
+    for parts in ((ok, ok), (ok, bad), (bad, bad)):
+        alone = th.theorem("t", "t", "Thm. 0", parts).verdict
+        for other in (ok, bad):
+            claim = th.theorem("t", "t", "Thm. 0", parts, beside=[("another reading", other)])
+            assert claim.verdict == alone
+            assert f"not counted: another reading: {other.verdict}" in claim.numbers
+            assert claim.details["beside_total"] == 1 and claim.details["checks_total"] == 2
+
+    # the closing table's theorems follow it: Thm. 2 and Thm. 3 each have a rejected check; only
+    # Thm. 2's checks the statement as printed (Thm. 3's reads ε at the full set, errata E9)
+    checks = dict.fromkeys(th.THEORY_EVIDENCE, [ok]) | {
+        "thm2": [ok, bad], "thm2_corrected": [ok, bad], "thm3": [ok, bad], "thm6": [ok, ok]}
+    theorems = {c.key: c for c in th.theory(checks)}
+    assert theorems["thm2"].verdict == "partly" and theorems["thm3"].verdict == "holds"
+    assert "not counted: ε of the full set, a reading errata E9 shows invalid: rejected" in theorems["thm3"].numbers
+    assert theorems["thm2"].numbers.count("not counted: the corrected bound") == 2
+    swapped = {c.key: c.verdict for c in th.theory(checks | {"thm3": [bad, ok]})}
+    assert swapped["thm3"] == "does not hold"    # the part as printed fails; the reading beside it cannot save it
+    with pytest.raises(ValueError, match="pairs"):
+        th.theorem("t", "t", "Thm. 0", [ok], beside=[ok])
+
+
 def test_a_claim_has_one_of_the_verdicts():
     with pytest.raises(ValueError, match="verdict must be one of"):
         Claim("k", "text", "§5.1", "", "mostly")

@@ -299,3 +299,21 @@ def test_step6_catches_the_wrong_sample_and_a_wrong_decision(lab):
 def test_checks_need_a_protocol():
     with pytest.raises(TypeError, match="gendel.synthetic.protocol.Protocol"):
         LabChecks("mog8")
+
+
+# --- the built book -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("page", ["book/course/lab", "book/course/teacher"])
+def test_the_built_page_offers_the_student_notebook_for_download(book_html, page):
+    """The lab and teacher pages link the student notebook (the page's own download button gives
+    the solutions), and the linked file is the student notebook of the repository."""
+    from conftest import PAGES
+
+    if page not in PAGES:
+        pytest.skip(f"{page} is not in this table of contents")
+    html = (book_html / f"{page}.html").read_text()
+    links = re.findall(r'href="([^"]*lab_student\.ipynb)"', html)
+    assert links, f"{page} has no link to lab_student.ipynb"
+    target = (book_html / page).parent / links[0]
+    assert target.resolve().is_file(), f"{page} links {links[0]}, which is not in the built book"
+    assert target.read_text() == STUDENT.read_text(), f"{links[0]} is not {STUDENT.relative_to(REPO)}"

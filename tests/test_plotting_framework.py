@@ -184,8 +184,11 @@ def test_markdown_table_validates():
 
 def test_book_renderer_refits_each_figure_once_the_page_is_laid_out():
     """A figure drawn while the page is parsed is sized for a column wider than the final one;
-    the renderer must resize that very figure after load (tests/test_browser.py checks widths)."""
+    the renderer must hand that very figure to the page's gendelFigure, which resizes it after load
+    and fits it to its column from then on (tests/test_browser.py checks widths on a desktop,
+    tests/test_phone_layout.py on a phone)."""
     import re
+    from pathlib import Path
 
     import plotly.io as pio
 
@@ -194,8 +197,10 @@ def test_book_renderer_refits_each_figure_once_the_page_is_laid_out():
     html = pio.renderers[BOOK_RENDERER].to_mimebundle(go.Figure(go.Scatter(x=[0, 1], y=[0, 1])).to_dict())[
         "text/html"]
     div_id = re.search(r'<div id="([^"]+)" class="plotly-graph-div"', html).group(1)
-    assert f"document.getElementById('{div_id}')" in html
-    assert "Plotly.Plots.resize" in html and "addEventListener('load'" in html
+    assert f"window.gendelFigure('{div_id}')" in html
+    script = (Path(__file__).resolve().parents[1] / "book" / "_static" / "gendel-layout.js").read_text()
+    assert "window.gendelFigure = function (id)" in script
+    assert "Plots.resize(gd)" in script and 'addEventListener("load"' in script
     assert "plotly.js v" not in html[:5000]  # plotly.js itself is served once per page, not inlined
 
 
@@ -208,6 +213,25 @@ def test_plotly_text_turns_tex_marks_into_what_plotly_shows():
     assert plotly_text("σ_C = 0.1, Y_H0, c_N, n_null") == "σ<sub>C</sub> = 0.1, Y<sub>H0</sub>, c<sub>N</sub>, n<sub>null</sub>"
     # hover-template variables, HTML tags and longer identifiers stay as they are
     assert plotly_text("%{customdata[0]}<extra>x_1</extra> max_k") == "%{customdata[0]}<extra>x<sub>1</sub></extra> max_k"
+
+
+def test_a_subtitle_under_a_title_is_set_at_a_readable_size():
+    """plotly draws <sup> at 70 % of the title's size: a settings line written <br><sup>…</sup>
+    becomes a span of SUBTITLE_SIZE px; superscripts elsewhere, and inside it, stay superscripts."""
+    import plotly.graph_objects as go
+
+    from gendel.plotting.common import SUBTITLE_SIZE, plotly_text, readable_figure
+
+    assert SUBTITLE_SIZE >= 12
+    span = f"<span style='font-size:{SUBTITLE_SIZE}px'>"
+    assert plotly_text("T<br><sup>m = 10<sup>3</sup>, x<sup>2</sup></sup><br><sup>B = 1</sup>") == (
+        f"T<br>{span}m = 10<sup>3</sup>, x<sup>2</sup></span><br>{span}B = 1</span>")
+    assert plotly_text("MMD<sup>2</sup> at 10<sup>-3</sup>") == "MMD<sup>2</sup> at 10<sup>-3</sup>"
+    assert plotly_text(plotly_text("T<br><sup>s</sup>")) == plotly_text("T<br><sup>s</sup>")   # applied twice: the same
+    assert plotly_text("T<br><sup>unclosed") == "T<br><sup>unclosed"
+    fig = readable_figure(go.Figure(layout=dict(title="Label bars<br><sup>gpu profile</sup>", sliders=[dict(steps=[
+        dict(method="relayout", label="1", args=[{"title.text": "Label bars<br><sup>B = 1</sup>"}])])])))
+    assert span in fig.layout.title.text and span in fig.layout.sliders[0].steps[0].args[0]["title.text"]
 
 
 def test_readable_figure_reaches_every_text_a_reader_sees():

@@ -4,6 +4,11 @@ Figures in the executed pages are HTML fragments without plotly.js (see
 ``gendel.plotting.common``); this extension copies ``plotly.min.js`` from the installed plotly
 package into ``_static`` and adds a blocking ``<script>`` to each page's head, so the figures'
 inline scripts find ``Plotly`` when they run. Nothing is downloaded at build or view time.
+
+It also loads ``gendel-layout.js`` (in ``book/_static``) on every page: the figures call its
+``gendelFigure`` once drawn (see ``gendel.plotting.common.FIT_TO_COLUMN_JS``), which fits them to
+their column and stacks side-by-side panels on a phone, and it stacks the rows of tables too wide
+for a phone's column.
 """
 
 import shutil
@@ -23,5 +28,6 @@ def _copy(app, exception):
 
 def setup(app):
     app.add_js_file("plotly.min.js", priority=200)
+    app.add_js_file("gendel-layout.js", priority=201)
     app.connect("build-finished", _copy)
     return {"parallel_read_safe": True, "parallel_write_safe": True, "version": plotly.__version__}

@@ -25,8 +25,15 @@ def _result(check):
     return check.result() if hasattr(check, "result") else check.verdict
 
 
-def theorem(key, text, where, checks, labels=None, *, note=""):
-    """A theorem, checked: "holds" when every check holds, "partly" when some do, else "does not hold".
+def theorem(key, text, where, checks, labels=None, *, beside=(), note=""):
+    """A theorem, checked in one or several parts: the verdict rule of every theorem of the book.
+
+    The parts that count are the checks of the statement **as printed**, one per setting it is
+    checked in (a scale, a learner, each of its inequalities). The verdict is :func:`verdict` over
+    them: "holds" when every part holds, "partly" when some do, "does not hold" when none does.
+    Checks of *another* statement, such as a corrected bound or a reading of the statement that
+    the errata show to be invalid, go to ``beside``: they are listed in the numbers after "not
+    counted", with their own results, and do not change the verdict, whether they hold or not.
 
     Parameters
     ----------
@@ -37,12 +44,17 @@ def theorem(key, text, where, checks, labels=None, *, note=""):
         optionally, a ``result()`` in words (:class:`gendel.theory.bound_checks.BoundCheck`).
     labels : sequence of str, optional
         What each check covers (a setting, a scale); shown in the numbers.
+    beside : sequence of (str, check), optional
+        Checks of other statements, each with what it checks ("the corrected bound (errata E6),
+        L = 1"); shown after the counted parts, not counted.
     note : str
-        Appended to the numbers (e.g. what the book uses instead).
+        Appended to the numbers.
 
     Returns
     -------
     Claim
+        Its details hold ``checks_passed`` and ``checks_total`` (the counted parts) and
+        ``beside_passed`` and ``beside_total``.
 
     Examples
     --------
@@ -50,21 +62,31 @@ def theorem(key, text, where, checks, labels=None, *, note=""):
     >>> x = np.random.default_rng(0).exponential(size=(1, 400))
     >>> ok = BoundCheck("P(x > 3) ≤ 0.05", "x", [1], [3.0], x, 0.05)
     >>> bad = BoundCheck("P(x > 0.3) ≤ 0.05", "x", [1], [0.3], x, 0.05)
-    >>> theorem("t", "a bound", "Thm. 0", [ok]).verdict, theorem("t", "a bound", "Thm. 0", [ok, bad]).verdict
-    ('holds', 'partly')
+    >>> [theorem("t", "a bound", "Thm. 0", parts).verdict for parts in ([ok, ok], [ok, bad], [bad, bad])]
+    ['holds', 'partly', 'does not hold']
+
+    A check of another statement is listed, not counted:
+
+    >>> c = theorem("t", "a bound", "Thm. 0", [ok], ["as printed"], beside=[("a wrong reading", bad)])
+    >>> c.verdict, c.numbers.split("; ")[1].split(",")[0]
+    ('holds', 'not counted: a wrong reading: rejected')
     """
-    checks = list(checks)
+    checks, beside = list(checks), list(beside)
     labels = [None] * len(checks) if labels is None else list(labels)
     if len(labels) != len(checks):
         raise ValueError(f"need one label per check; got {len(labels)} labels for {len(checks)} checks")
-    unknown = [c.verdict for c in checks if c.verdict not in ("holds", "rejected")]
+    if not all(isinstance(b, (tuple, list)) and len(b) == 2 and isinstance(b[0], str) for b in beside):
+        raise ValueError("beside must hold (what it checks, check) pairs, e.g. [('the corrected bound', check)]")
+    unknown = [c.verdict for c in checks + [c for _, c in beside] if c.verdict not in ("holds", "rejected")]
     if unknown:
         raise ValueError(f"a check's verdict must be 'holds' or 'rejected'; got {unknown}")
     passed = sum(c.verdict == "holds" for c in checks)
     parts = [f"{label + ': ' if label else ''}{c.verdict}, {_result(c)}" for c, label in zip(checks, labels)]
+    parts += [f"not counted: {label}: {c.verdict}, {_result(c)}" for label, c in beside]
     numbers = "; ".join(parts) + (f"; {note}" if note else "")
     return Claim(key, text, where, numbers, verdict(passed, len(checks)),
-                 {"checks_passed": passed, "checks_total": len(checks)})
+                 {"checks_passed": passed, "checks_total": len(checks),
+                  "beside_passed": sum(c.verdict == "holds" for _, c in beside), "beside_total": len(beside)})
 
 
 def _lbli_checks():
@@ -174,17 +196,16 @@ def theory(checks=None):
     missing = set(THEORY_EVIDENCE) - set(c) | ({"thm2_corrected"} - set(c))
     if missing:
         raise ValueError(f"the checks lack {sorted(missing)}; pass what theory_checks() returns")
-    corrected = "holds" if all(x.verdict == "holds" for x in c["thm2_corrected"]) else "rejected"
-    lbli_full = c["thm3"][1].verdict if len(c["thm3"]) > 1 else "not checked"
+    full_set = [("ε of the full set, a reading errata E9 shows invalid", c["thm3"][1])] if len(c["thm3"]) > 1 else []
     return [
         theorem("thm1", "under RC, ‖ρ̂_ℰ p̂ − p̂'‖₁ ≤ 4(c_N + c_{N−N'} − 2)", "Thm. 1, §2.2", c["thm1"],
                 ["circle, N = 100 to 25,600"]),
         theorem("thm2", "under TVC, ‖ρ̂_ℰ p̂ − p̂'‖_{1,p̂} ≤ 2(ε_{N−N'} + ‖ρ_*‖∞ ε_N)", "Thm. 2, §2.2", c["thm2"],
                 ["circle, L = 1", "L = 1/50"],
-                note=f"the corrected bound (errata E6) at both scales: {corrected}"),
+                beside=list(zip(["the corrected bound (errata E6), L = 1", "the corrected bound, L = 1/50"],
+                                c["thm2_corrected"], strict=True))),
         theorem("thm3", "under ε-LBLI, log ‖ρ̂‖∞ ≤ N'ε", "Thm. 3, §2.3", c["thm3"][:1],
-                ["KDE on MoG-8, ε of the smallest set (errata E9)"],
-                note=f"with ε of the full set: {lbli_full}"),
+                ["KDE on MoG-8, ε of the smallest set (errata E9)"], beside=full_set),
         theorem("thm4", "(c_N, δ_N)-RC implies (2 log c_N, 2·δ_N)-RS", "Thm. 4, §2.3", c["thm4"],
                 ["circle, N = 100 to 12,800"]),
         theorem("thm6", "under ES (N' = 1), KL(p̂‖p̂') ≤ √ε and a Cantelli tail bound on log ρ̂", "Thm. 6, §2.3", c["thm6"],

@@ -62,24 +62,13 @@ CONFIG = {"displaylogo": False, "responsive": True}
 
 BOOK_RENDERER = "gendel_book"
 
-#: Run after each figure of the book is created: size it again once the page is laid out. The
-#: figure's inline script runs while the page is still being parsed, before the theme's right-hand
-#: sidebar exists, so plotly would size the figure for a wider column than it ends up in and the
-#: figure would be cut off (1056 px in a 784 px column at a 1400 px wide window).
-#: On a phone (a column under 600 px) a figure of several side-by-side panels keeps 170 px per
-#: panel and scrolls sideways in its cell, instead of squeezing titles and colour bars together.
-FIT_TO_COLUMN_JS = (
-    "(function () { var gd = document.getElementById('{plot_id}');"
-    " function panels(lay) { var starts = {}; Object.keys(lay).forEach(function (k) {"
-    " if (/^xaxis[0-9]*$/.test(k) && lay[k].domain) { starts[Math.round(lay[k].domain[0] * 20)] = 1; } });"
-    " return Object.keys(starts).length; }"
-    " function fit() { if (!gd || !window.Plotly) { return; }"
-    " var box = gd.parentElement, n = gd._fullLayout ? panels(gd._fullLayout) : 1;"
-    " if (box && box.clientWidth < 600 && n > 1) { gd.style.minWidth = (170 * n + 80) + 'px';"
-    " gd.style.maxWidth = 'none'; box.style.overflowX = 'auto'; }"
-    " window.Plotly.Plots.resize(gd); }"
-    " if (document.readyState === 'complete') { fit(); } else { window.addEventListener('load', fit); } })();"
-)
+#: Run after each figure of the book is drawn: hand it to the page's ``gendelFigure``
+#: (``book/_static/gendel-layout.js``, loaded on every page by ``book/_ext/plotly_js.py``). It sizes
+#: the figure again once the page is laid out (the figure's inline script runs while the page is
+#: still being parsed, before the theme's right-hand sidebar exists, so plotly would size it for a
+#: wider column than it ends up in), follows its column's width, and in a column under 600 px (a
+#: phone) stacks side-by-side panels into one column, each panel the column's width.
+FIT_TO_COLUMN_JS = "if (window.gendelFigure) { window.gendelFigure('{plot_id}'); }"
 
 
 #: float64 arrays whose finite non-zero magnitudes lie in this range are stored as float32 in the
@@ -174,8 +163,10 @@ def plotly_text(text):
     Plotly shows text, not TeX: ``c_{N−N'}`` would appear with its braces, ``σ_C`` with its
     underscore. Braced sub- and superscripts, and an unbraced ``_`` after a single letter followed
     by a short token (``σ_C``, ``Y_H0``, ``ρ̂_ℰ``), become plotly's ``<sub>``/``<sup>`` tags, and a
-    set difference written ``X \\ X'`` becomes ``X ∖ X'``. Hover-template variables
-    (``%{customdata[0]}``) and HTML tags (``<extra>``) are left as they are; ``None`` passes
+    set difference written ``X \\ X'`` becomes ``X ∖ X'``. A line of smaller text under a title,
+    written ``<br><sup>…</sup>``, is set at :data:`SUBTITLE_SIZE` px (plotly draws ``<sup>`` at 70 %
+    of the title's size, about 8 to 10 px, too small to read). Hover-template variables
+    (``%{customdata[0]}``) and other HTML tags (``<extra>``) are left as they are; ``None`` passes
     through.
 
     Examples
@@ -190,6 +181,8 @@ def plotly_text(text):
     "ρ<sub>*</sub> = p<sub>*</sub>'/p<sub>*</sub>, ASC<sub>φ</sub>, MMD²<sub>u</sub>"
     >>> plotly_text("x_i = %{customdata[0]}<extra>max_k</extra>")
     'x<sub>i</sub> = %{customdata[0]}<extra>max_k</extra>'
+    >>> plotly_text("Label bars<br><sup>gpu profile, N = 10<sup>4</sup></sup>; MMD<sup>2</sup>")
+    "Label bars<br><span style='font-size:12px'>gpu profile, N = 10<sup>4</sup></span>; MMD<sup>2</sup>"
     """
     if text is None:
         return None
@@ -200,7 +193,31 @@ def plotly_text(text):
     parts = _VERBATIM.split(str(text))
     for i in range(0, len(parts), 2):  # even entries: text outside templates and tags
         parts[i] = _UNBRACED.sub(r"\1<sub>\2</sub>", _BRACED.sub(tag, parts[i]))
-    return "".join(parts).replace(" \\ ", " ∖ ")
+    return _subtitles("".join(parts).replace(" \\ ", " ∖ "))
+
+
+#: The font size (px) of the line of settings under a figure's title (see :func:`plotly_text`).
+SUBTITLE_SIZE = 12
+_SUP = re.compile(r"<(/?)sup>")
+
+
+def _subtitles(text):
+    """``text`` with each ``<br><sup>…</sup>`` (to its matching ``</sup>``) set at SUBTITLE_SIZE px."""
+    out, i, opening = [], 0, "<br><sup>"
+    while True:
+        j = text.find(opening, i)
+        if j < 0:
+            return "".join(out) + text[i:]
+        depth, k = 1, j + len(opening)
+        while depth:
+            match = _SUP.search(text, k)
+            if match is None:  # no matching </sup>: leave the rest as it is
+                return "".join(out) + text[i:]
+            depth += -1 if match.group(1) else 1
+            k = match.end()
+        inner = text[j + len(opening):k - len("</sup>")]
+        out.append(f"{text[i:j]}<br><span style='font-size:{SUBTITLE_SIZE}px'>{inner}</span>")
+        i = k
 
 
 #: Keys whose string values a reader sees (titles, names, labels, annotation and tick texts).
