@@ -218,10 +218,11 @@ def label_bars_slider_figure(summaries, *, title, subtitle="", models=("pre", "r
         return [{"y": ys, "error_y": errs}, {"title.text": _title(title, subtitle + "<br>" + _panel_title(s))}]
 
     fig.update_layout(
-        barmode="group", height=560, margin=dict(l=60, r=20, t=150, b=40),
-        title=dict(text=args(summaries[start])[1]["title.text"], font_size=15),
-        legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0),
-        sliders=[dict(active=start, currentvalue=dict(prefix="λ = "), pad=dict(t=60),
+        barmode="group", height=600, margin=dict(l=60, r=20, t=150, b=40),
+        title=dict(text=args(summaries[start])[1]["title.text"], font_size=15, x=0, xanchor="left", xref="container",
+                   y=1, yanchor="top", yref="container", pad=dict(t=12, l=10)),
+        legend=dict(orientation="h", yanchor="top", y=-0.12, x=0),
+        sliders=[dict(active=start, currentvalue=dict(prefix="λ = "), pad=dict(t=110),
                       steps=[dict(method="update", label=f"{s.lam:g}", args=args(s)) for s in summaries])])
     fig.update_xaxes(title_text="label (shaded: the labels X′ was drawn from)")
     fig.update_yaxes(title_text="fraction of samples", rangemode="tozero")
@@ -473,10 +474,11 @@ def bound_slider_figure(results, bounds=(1.0, 1.05, 1.1, 1.2, 1.3, 1.5, 2.0, 3.0
         return _title(title, f"{sub}<br>B = {bounds[i]:g}: acceptance rate {steps[i][1]:.1%}")
 
     fig.update_layout(
-        barmode="group", height=520, margin=dict(l=60, r=20, t=140, b=40),
-        title=dict(text=label(start), font_size=15),
-        legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0),
-        sliders=[dict(active=start, currentvalue=dict(prefix="bound B = "), pad=dict(t=60),
+        barmode="group", height=560, margin=dict(l=60, r=20, t=130, b=40),
+        title=dict(text=label(start), font_size=15, x=0, xanchor="left", xref="container", y=1, yanchor="top",
+                   yref="container", pad=dict(t=12, l=10)),
+        legend=dict(orientation="h", yanchor="top", y=-0.12, x=0),
+        sliders=[dict(active=start, currentvalue=dict(prefix="bound B = "), pad=dict(t=110),
                       steps=[dict(method="update", label=f"{b:g}",
                                   args=[{"y": [pre, re, steps[i][0]]}, {"title.text": label(i)}])
                              for i, b in enumerate(bounds)])])
