@@ -11,9 +11,10 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from gendel.synthetic.experiments import QUESTIONS, STATISTICS
+from gendel.deletion_test.stats import STATISTICS
+from gendel.synthetic.protocol import QUESTIONS, RATIO_STATISTICS
 from gendel.panels.explorer_state import describe_dre, describe_settings
-from gendel.plotting.common import STAT_COLORS, STAT_LABELS, STAT_SHORT, plotly_text, readable_figure, rgba
+from gendel.plotting.common import STAT_COLORS, plotly_text, readable_figure, rgba
 from gendel.plotting.maps import RATIO_ZMAX, ratio_colorscale, ratio_heatmap, square_axes
 from gendel.plotting.synthetic.settings import sample_color
 
@@ -113,9 +114,10 @@ def build_ks_figure():
     ``precomputed_ks_figure`` draws the same bars with a slider.
     """
     ks = go.Figure()
-    for stat in STATISTICS:
-        ks.add_bar(x=list(QUESTIONS), y=[0.0] * len(QUESTIONS), name=STAT_SHORT[stat], marker_color=STAT_COLORS[stat],
-                   hovertemplate="%{x}: KS = %{y:.3f}<extra>" + STAT_SHORT[stat] + "</extra>")
+    for stat in RATIO_STATISTICS:
+        ks.add_bar(x=list(QUESTIONS), y=[0.0] * len(QUESTIONS), name=STATISTICS[stat].label,
+                   marker_color=STAT_COLORS[stat],
+                   hovertemplate="%{x}: KS = %{y:.3f}<extra>" + STATISTICS[stat].label + "</extra>")
     ks.update_xaxes(title_text="question")
     ks.update_yaxes(range=[0, 1], title_text="KS statistic")
     ks.update_layout(
@@ -232,7 +234,7 @@ def draw_ks(fig, result, R, m):
     """Draw the KS statistics of ``result`` (R repeats of m samples per set) as the bars of ``fig``
     (:func:`build_ks_figure`)."""
     with fig.batch_update():  # one message, one redraw in the browser (every bar changes y only)
-        for trace, stat in zip(fig.data, STATISTICS):
+        for trace, stat in zip(fig.data, RATIO_STATISTICS):
             trace.y = [result.ks[q, stat] for q in QUESTIONS]
         fig.layout.title.text = f"KS statistics (Fig. 4)<br><sup>R = {R}, m = {m}</sup>"
 
@@ -276,8 +278,8 @@ def draw_distributions(fig, hist_traces, s, result):
         for annotation, text in zip(fig.layout.annotations, titles):
             annotation.text = plotly_text(text)
         for col in range(1, len(QUESTIONS) + 1):
-            fig.update_xaxes(title_text=STAT_LABELS[stat], row=1, col=col)
+            fig.update_xaxes(title_text=STATISTICS[stat].label, row=1, col=col)
         fig.layout.title.text = plotly_text(f"The distributions behind the KS statistics (Figs. 5, 6)<br>"
                                  f"<sup>Q1 DRE approximation, Q2 fast deletion, Q3 deletion test · "
-                                 f"histograms of {STAT_LABELS[stat]} over R = {s['R']} repeats<br>"
+                                 f"histograms of {STATISTICS[stat].label} over R = {s['R']} repeats<br>"
                                  f"{describe_settings(s)}</sup>")
