@@ -29,7 +29,8 @@ from gendel._validation import check_count, check_lambda, check_positive
 from gendel.core.dre import DRE_CHOICES, dre_choice, make_dre
 from gendel.panels.base import _LRU
 from gendel.synthetic.data import DATASETS, EXTENT, check_dataset
-from gendel.synthetic.experiments import grid, synthetic_statistics
+from gendel.synthetic import experiments
+from gendel.synthetic.experiments import grid
 from gendel.synthetic.protocol import RATIO_STATISTICS, Protocol, setup
 
 #: Choices of the panel's drop-downs and toggles: value -> label.
@@ -350,7 +351,7 @@ class ExplorerState:
     def _statistics(self, key):
         def compute():
             protocol, dre_key = key
-            result = synthetic_statistics(protocol, make_dre(*dre_key))
+            result = experiments.synthetic_statistics(protocol, make_dre(*dre_key))
             self.n_ks_runs_ += 1
             return result
 
