@@ -1,17 +1,21 @@
-"""The package's architecture as CONTRIBUTING.md states it: layers, no import cycles, no shims, examples.
+"""The package's architecture as CONTRIBUTING.md states it: layers, no import cycles, no shims, examples,
+one registry of statistics.
 
 The layer table below is the one of CONTRIBUTING.md; a new module must be placed in it (the
 test fails for a module it does not know), and it may import only from its own layer or below.
+Every module CONTRIBUTING.md's module table names must exist, in the layer the table gives it.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "gendel"
+CONTRIBUTING = PACKAGE.parent / "CONTRIBUTING.md"
 
 #: Layer of each module, by the longest matching prefix of its dotted name.
 LAYERS = {
@@ -139,6 +143,29 @@ def test_imports_have_no_cycles_not_even_inside_functions():
     assert found is None, "import cycle: " + " -> ".join(found)
 
 
+def contributing_modules(text):
+    """(module name, layer) of each module CONTRIBUTING.md's module table names (``| `core.dre` | ... | 2 |``)."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if re.match(r"\|\s*module\s*\|\s*owns\s*\|\s*layer\s*\|", line))
+    found = []
+    for line in lines[start + 2:]:
+        if not line.startswith("|"):
+            break
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        for name in re.findall(r"`([\w.*]+)`", cells[0]):
+            found.append(("gendel" if name == "gendel" else f"gendel.{name}", int(cells[-1])))
+    return found
+
+
+def test_contributing_names_modules_that_exist_in_their_layer():
+    named = contributing_modules(CONTRIBUTING.read_text())
+    assert len(named) > 20, "CONTRIBUTING.md's module table was not found or is nearly empty"
+    missing = [name for name, _ in named if name not in MODULES]
+    assert not missing, f"CONTRIBUTING.md's module table names modules that do not exist: {missing}"
+    moved = [f"{name}: table {table}, code {layer(name)}" for name, table in named if layer(name) != table]
+    assert not moved, f"CONTRIBUTING.md's module table gives other layers than LAYERS: {moved}"
+
+
 def test_no_module_level_getattr_shims():
     shims = [name for name, path in MODULES.items()
              if any(isinstance(n, ast.FunctionDef) and n.name == "__getattr__" for n in ast.parse(path.read_text()).body)]
@@ -258,3 +285,8 @@ def test_the_checks_can_fail(tmp_path):
     table = 'STAT_SHORT = {"LR": "LR", "log": "ASC log"}\nclass A:\n    KEYS = ("lr",) + ("asc-log",)\n'
     assert [t for _, t, _ in statistic_tables(table, names)] == ["STAT_SHORT", "KEYS"]
     assert statistic_tables('def f(stats=("lr", "asc-log")):\n    return ("lr", "asc-tlogt")\n', names) == []
+    # A module table naming a module that does not exist, or one in another layer, is read as such.
+    table = "| module | owns | layer |\n|---|---|---|\n| `core.dre`, `core.gone` | x | 2 |\n| `cache` | y | 3 |\n"
+    named = contributing_modules(table)
+    assert named == [("gendel.core.dre", 2), ("gendel.core.gone", 2), ("gendel.cache", 3)]
+    assert "gendel.core.gone" not in MODULES and layer("gendel.cache") != 3

@@ -95,7 +95,7 @@ def test_bandwidth_sensitivity_names_the_question_with_the_widest_range():
     ks = {"Q1": [0.95, 0.87, 0.01, 0.45, 0.8], "Q2": [0.5, 0.3, 0.1, 0.2, 0.3], "Q3": [0.64, 0.8, 0.86, 0.85, 0.84]}
     r = readings.bandwidth_sensitivity(ks, sigmas)
     assert (r["most"], r["half"], r["double"], r["worse"], r["q3_min"]) == ("Q1", 0.87, 0.45, "halving", 0.64)
-    assert r["remark"].startswith("This agrees with the paper's remark") and "ρ̂_ℰ = ρ̂" in r["why"]
+    assert r["remark"].startswith("This agrees with the paper's remark") and r"\hat{\rho}_{\mathcal E} = \hat{\rho}" in r["why"]
     ks["Q1"] = [0.2, 0.1, 0.01, 0.3, 0.35]   # range 0.34; Q2's is 0.4
     ks["Q3"] = [0.1, 0.5, 0.86, 0.85, 0.84]  # range 0.76: the widest, and worse at twice sigma_A
     r = readings.bandwidth_sensitivity(ks, sigmas)

@@ -243,12 +243,14 @@ def covariance_readings(harder, mean_q3, critical, *, claimed=("Q1", "Q2")):
     return {"match": " and ".join(match) or "neither reading", "q3_side": q3_side}
 
 
-#: Why each question reacts to a wrong KBC bandwidth as it does (the explore page).
+#: Why each question reacts to a wrong KBC bandwidth as it does (the explore page; MyST markdown).
 _WHY = {
-    "Q1": "it asks whether ρ̂_ℰ = ρ̂ on samples of p̂, and any σ_C ≠ σ_A changes ρ̂_ℰ everywhere",
-    "Q2": "it judges the samples of the approximated model ρ̂_ℰ · p̂, and a wrong σ_C moves where Alg. 1 "
-          "removes mass",
-    "Q3": "it needs ρ̂_ℰ to separate the pre-trained from the re-trained model, which a wrong σ_C blurs",
+    "Q1": r"it asks whether $\hat{\rho}_{\mathcal E} = \hat{\rho}$ on samples of $\hat{p}$, and any "
+          r"$\sigma_C \ne \sigma_A$ changes $\hat{\rho}_{\mathcal E}$ everywhere",
+    "Q2": r"it judges samples of the approximated model $\hat{\rho}_{\mathcal E} \cdot \hat{p}$, and a wrong "
+          r"$\sigma_C$ moves where Alg. 1 removes mass",
+    "Q3": r"it needs $\hat{\rho}_{\mathcal E}$ to separate the pre-trained from the re-trained model, which a "
+          r"wrong $\sigma_C$ blurs",
 }
 
 

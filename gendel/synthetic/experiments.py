@@ -344,11 +344,18 @@ def ratio_maps(protocol, dres, *, lams=None, resolution=64):
     """rho_hat = p_hat' / p_hat and the ratio rho_hat_E of each DRE on a grid over the data set's window.
 
     For each lambda (default: the protocol's own), X and X' are those of
-    :func:`gendel.synthetic.protocol.setup`, and each DRE is fitted on them.
+    :func:`gendel.synthetic.protocol.setup`, and each DRE is fitted on them (a copy: the DREs
+    passed in stay unfitted).
 
     Returns
     -------
     RatioMapSweep
+
+    Examples
+    --------
+    >>> maps = ratio_maps(Protocol("ckb8", lam=0.7, N=80), [make_dre("knn", 5)], resolution=6)
+    >>> maps.lams, maps.ratios.shape, bool((maps.ratios >= 0).all())
+    ((0.7,), (1, 2, 6, 6), True)
     """
     protocol = check_protocol(protocol)
     lams = (protocol.lam,) if lams is None else tuple(float(lam) for lam in lams)
