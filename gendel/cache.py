@@ -1,6 +1,8 @@
 """The on-disk result cache: where it lives, how a configuration becomes a key, and safe I/O.
 
-An entry is one ``.npz`` file named by a hash of its configuration, written by
+An entry is one ``.npz`` file named by a hash of its configuration and of the code that computes
+it (:func:`result_fingerprint`: what that code computes, wherever it lives, and the versions of
+numpy, scipy and scikit-learn), written by
 :func:`atomic_write` (concurrent writers never tear it), read by :func:`load_npz` (a damaged
 entry is discarded with a :class:`CacheWarning`); :func:`usable_cache_dir` probes the folder
 before any work. Not ``joblib.Memory``: it keys on pickled arguments, not ``get_params``; it logs

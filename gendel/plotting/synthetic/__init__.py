@@ -22,9 +22,13 @@ Submodules, by what they do:
 ``ks``           KS curves and panels
 ``ridgelines``   distributions of the statistics, acceptance rates
 ``sliders``      the static-slider encoding (typed arrays, 8-bit colour codes, the slider)
-``settings``     the chapter's settings (N, m, R, sigma_A, seed), labels, DREs of the maps,
-                 :func:`claim_verdict`
+``settings``     the chapter's settings (N, m, R, sigma_A, seed), labels, :func:`claim_verdict`
 ===============  ===============================================================================
+
+Every figure takes computed results: sweeps of :func:`gendel.synthetic.experiments.sweep`, maps
+of :func:`gendel.synthetic.experiments.ratio_maps`, the setup of :func:`gendel.synthetic.protocol.setup`;
+none fits a DRE or draws a sample. Statistics are named by the keys of the registry
+:data:`gendel.deletion_test.stats.STATISTICS` and labelled with its labels.
 
 Figures with a slider carry all their states in ``layout.sliders`` (float32 arrays, or 8-bit
 colour codes for maps), so they stay interactive in the static HTML of the book, without a
