@@ -5,7 +5,7 @@ Usage (from the repository root)::
     .venv/bin/python benchmarks/bench_deletion_test.py          # 3 repeats of the reused case
     .venv/bin/python benchmarks/bench_deletion_test.py 5        # repeats
 
-Setting: MoG-8, lambda = 0.7, N = 400, sigma_A = 0.1 (``experiments.setup``); the tested Y are
+Setting: MoG-8, lambda = 0.7, N = 400, sigma_A = 0.1 (``gendel.synthetic.protocol.setup``); the tested Y are
 400 draws of the re-trained KDE. For each statistic and each DRE (KBC with sigma_C = 0.1, kNN
 with k = 10) it measures ``DeletionTest(...).test(Y)``:
 
@@ -30,7 +30,7 @@ import numpy as np
 
 from gendel.deletion_test.decision import STATISTIC_LABELS, STATISTICS, DeletionTest
 from gendel.core.dre import KernelClassifierDRE, KNNClassifierDRE
-from gendel.synthetic.experiments import setup
+from gendel.synthetic.protocol import Protocol, setup
 
 M, N_NULL = 400, 1000
 
@@ -47,7 +47,7 @@ def timed(fn):
 
 def main(argv):
     repeats = int(argv[1]) if len(argv) > 1 else 3
-    X, deleted, exact = setup("mog8", 0.7)
+    X, deleted, exact = setup(Protocol("mog8", lam=0.7))
     dres = {"KBC (σ_C = 0.1)": KernelClassifierDRE(bandwidth=0.1).fit(X, deleted),
             "kNN (k = 10)": KNNClassifierDRE(k=10).fit(X, deleted)}
     g = np.random.default_rng(1)

@@ -59,11 +59,12 @@ GAN_PAGES = ["book/gan/index", "book/gan/vdm", "book/gan/q2_fast_deletion", "boo
 def _notes():
     """Why a page takes long, for the pages that do (found by reading the slowest cell of each)."""
     from gendel.synthetic import experiments as grids
+    from gendel.synthetic.protocol import PAPER
 
     cells = len(grids.LAMBDAS) * len(grids.SIGMA_C) + len(grids.KNN_LAMBDAS) * len(grids.KNN_K)
     sweeps = (f"computes the §5.1 sweeps: {cells} settings per data set (KBC: {len(grids.LAMBDAS)} λ × "
               f"{len(grids.SIGMA_C)} σ_C; kNN: {len(grids.KNN_LAMBDAS)} λ × {len(grids.KNN_K)} k) for MoG-8 and "
-              f"CKB-8, R = {grids.PAPER_SETTINGS['R']} repeats each")
+              f"CKB-8, R = {PAPER.R} repeats each")
     shared = "; the Q1, Q2 and Q3 pages share them through the cache, so in one runtime only the first computes them"
     return {
         "book/synthetic/q1_approximation": sweeps + ", and the Appendix D variations of m, N and R" + shared,

@@ -30,6 +30,7 @@ import time
 
 from gendel import _kernels
 from gendel.synthetic import experiments
+from gendel.synthetic.protocol import Protocol, shared
 from gendel.core.dre import KernelClassifierDRE, KNNClassifierDRE
 
 _counter = {"kernels": 0}
@@ -67,24 +68,24 @@ def main(argv):
     print(f"before: {load()}")
 
     # Warm-up (imports, thread pool) on a seed that is not measured.
-    experiments.synthetic_statistics(dataset, lam, KernelClassifierDRE(bandwidth=0.1), seed=10_000)
+    experiments.synthetic_statistics(Protocol(dataset, lam=lam, seed=10_000), KernelClassifierDRE(bandwidth=0.1))
 
     rows = {name: [] for name in ("KBC first", "KBC second", "kNN", "cell cold", "cell cached")}
     for run in range(runs):
         seed = run
-        experiments.shared.cache_clear()
-        rows["KBC first"].append(timed(lambda: experiments.synthetic_statistics(
-            dataset, lam, KernelClassifierDRE(bandwidth=0.1), seed=seed)))
-        rows["KBC second"].append(timed(lambda: experiments.synthetic_statistics(
-            dataset, lam, KernelClassifierDRE(bandwidth=0.125), seed=seed)))
-        rows["kNN"].append(timed(lambda: experiments.synthetic_statistics(
-            dataset, lam, KNNClassifierDRE(k=10), seed=seed)))
+        shared.cache_clear()
+        rows["KBC first"].append(timed(lambda: experiments.synthetic_statistics(Protocol(dataset, lam=lam, seed=seed),
+                                                                           KernelClassifierDRE(bandwidth=0.1))))
+        rows["KBC second"].append(timed(lambda: experiments.synthetic_statistics(Protocol(dataset, lam=lam, seed=seed),
+                                                                           KernelClassifierDRE(bandwidth=0.125))))
+        rows["kNN"].append(timed(lambda: experiments.synthetic_statistics(Protocol(dataset, lam=lam, seed=seed),
+                                                                           KNNClassifierDRE(k=10))))
         with tempfile.TemporaryDirectory(prefix="gendel-bench-") as cache:
             os.environ["GENDEL_CACHE_DIR"] = cache
-            experiments.shared.cache_clear()
+            shared.cache_clear()
 
             def cell():
-                return experiments.sweep(dataset, [lam], [KernelClassifierDRE(bandwidth=0.1)], seed=seed, progress=False)
+                return experiments.sweep(Protocol(dataset, lam=lam, seed=seed), [KernelClassifierDRE(bandwidth=0.1)], progress=False)
 
             rows["cell cold"].append(timed(cell))
             rows["cell cached"].append(timed(cell))

@@ -18,6 +18,7 @@ import statistics
 import time
 
 from gendel.synthetic import experiments
+from gendel.synthetic.protocol import Protocol, setup
 from gendel.core.dre import KernelClassifierDRE, KNNClassifierDRE
 from gendel.plotting.maps import ratio_grid
 from gendel.panels.explorer import DEFAULTS, ExplorerPanel
@@ -41,7 +42,7 @@ def report(label, stats):
 
 def main():
     print(f"load average: {', '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} CPU(s)")
-    X, deleted, _ = experiments.setup("mog8", DEFAULTS["lam"], N=400, sigma_a=DEFAULTS["sigma_a"], seed=0)
+    X, deleted, _ = setup(Protocol("mog8", lam=DEFAULTS["lam"], N=400, sigma_a=DEFAULTS["sigma_a"], seed=0))
     n_kept, n_del = int((~deleted).sum()), int(deleted.sum())
     grid = 150 * 150
     print(f"\nratio map: {grid} grid points, N = 400 (N' = {n_del}); a KBC map costs "
@@ -65,12 +66,12 @@ def main():
     R = DEFAULTS["R"]
     print(f"\nKS update at the panel's default R = {R} (m = 400; 4 sample sets of m * R = {400 * R:,} points)")
     seeds = [100 + i for i in range(3)]  # a new seed draws new sample sets
-    cold = median_ms(lambda s: experiments.synthetic_statistics("mog8", 0.8, KernelClassifierDRE(bandwidth=0.1), R=R, seed=s),
+    cold = median_ms(lambda s: experiments.synthetic_statistics(Protocol("mog8", lam=0.8, R=R, seed=s), KernelClassifierDRE(bandwidth=0.1)),
                      [(s,) for s in seeds])
     print(f"  {'first update for a data set (samples drawn)':<58s} median {cold[0]:7.1f} ms  "
           f"(min {cold[1]:6.1f}, max {cold[2]:6.1f}, n = {len(seeds)})")
     report("next updates (a new sigma_C: DRE refitted, samples reused)",
-           median_ms(lambda v: experiments.synthetic_statistics("mog8", 0.8, KernelClassifierDRE(bandwidth=v), R=R, seed=seeds[0]),
+           median_ms(lambda v: experiments.synthetic_statistics(Protocol("mog8", lam=0.8, R=R, seed=seeds[0]), KernelClassifierDRE(bandwidth=v)),
                      [(v,) for v in sigmas]))
     panel = ExplorerPanel()
     report("panel update after moving sigma_C (map + KS + figures)",

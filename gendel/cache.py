@@ -1,6 +1,8 @@
 """The on-disk result cache: where it lives, how a configuration becomes a key, and safe I/O.
 
-An entry is one ``.npz`` file named by a hash of its configuration, written by
+An entry is one ``.npz`` file named by a hash of its configuration and of the code that computes
+it (:func:`result_fingerprint`: what that code computes, wherever it lives, and the versions of
+numpy, scipy and scikit-learn), written by
 :func:`atomic_write` (concurrent writers never tear it), read by :func:`load_npz` (a damaged
 entry is discarded with a :class:`CacheWarning`); :func:`usable_cache_dir` probes the folder
 before any work. Not ``joblib.Memory``: it keys on pickled arguments, not ``get_params``; it logs
@@ -11,7 +13,6 @@ only after computing.
 from __future__ import annotations
 
 import contextlib
-import functools
 import hashlib
 import json
 import os
@@ -21,6 +22,8 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+
+from gendel.fingerprint import cached_code_hash
 
 
 class CacheWarning(RuntimeWarning):
@@ -49,39 +52,44 @@ def cache_dir():
     return Path(os.environ.get("GENDEL_CACHE_DIR") or Path.home() / ".cache" / "gendel")
 
 
-#: Top-level modules that cannot change a cached result: panels, progress bars, the chapter's grids.
-_NOT_NUMERICAL = ("_panel.py", "_progress.py", "_explorer_figures.py", "explorer.py", "grids.py")
+def result_fingerprint(roots, skip=()):
+    """A hash of the code that computes a cached result and of the versions of the libraries it uses.
 
+    The code part is :func:`gendel.fingerprint.cached_code_hash` of ``roots`` (the functions and
+    classes that compute the result; the gendel code they call is followed): it changes when that
+    code changes what it computes, not when it moves, is renamed, or gains comments, docstrings
+    or checks. numpy, scipy and scikit-learn compute inside it, so their versions count too.
 
-@functools.lru_cache(maxsize=1)
-def _code_fingerprint():
-    """A hash of the top-level modules that can change a cached number, and of the libraries' versions.
-
-    Every top-level module counts (new ones too) except the interactive ones and those that only
-    choose what to compute (:data:`_NOT_NUMERICAL`). The sub-packages (``gan``, ``theory``,
-    ``plotting``, ``claims``) do not enter the §5.1 results cached here.
+    Examples
+    --------
+    >>> from gendel.core.models import KDE
+    >>> fp = result_fingerprint((KDE,))
+    >>> len(fp), fp == result_fingerprint((KDE,)), fp != result_fingerprint((KDE.sample,))
+    (16, True, True)
     """
     import scipy
     import sklearn
 
-    h = hashlib.sha256()
-    for path in sorted(Path(__file__).parent.glob("*.py")):
-        if "widget" not in path.name and path.name not in _NOT_NUMERICAL:
-            h.update(path.name.encode() + path.read_bytes())
-    h.update(f"numpy {np.__version__} scipy {scipy.__version__} sklearn {sklearn.__version__}".encode())
-    return h.hexdigest()[:16]
+    code = cached_code_hash(tuple(roots), tuple(skip))
+    libraries = f"numpy {np.__version__} scipy {scipy.__version__} sklearn {sklearn.__version__}"
+    return hashlib.sha256(f"{code} {libraries}".encode()).hexdigest()[:16]
 
 
-def cache_path(kind, config):
+def cache_path(kind, config, code=""):
     """The file of one cached result: ``<cache_dir>/<kind>/<key>.npz``.
+
+    The key hashes ``kind``, the configuration ``config`` (JSON) and ``code``, the fingerprint of
+    the code that computes the result (:func:`result_fingerprint`).
 
     Examples
     --------
-    >>> p = cache_path("demo", {"N": 60})
-    >>> p.parent.name, p.suffix, p == cache_path("demo", {"N": 60}) != cache_path("demo", {"N": 61})
+    >>> p = cache_path("demo", {"N": 60}, code="0123")
+    >>> p.parent.name, p.suffix, p == cache_path("demo", {"N": 60}, code="0123") != cache_path("demo", {"N": 61}, code="0123")
     ('demo', '.npz', True)
+    >>> cache_path("demo", {"N": 60}, code="0123") != cache_path("demo", {"N": 60}, code="4567")   # other code
+    True
     """
-    key = hashlib.sha256(json.dumps([kind, config, _code_fingerprint()], sort_keys=True).encode()).hexdigest()
+    key = hashlib.sha256(json.dumps([kind, config, code], sort_keys=True).encode()).hexdigest()
     return cache_dir() / kind / f"{key[:24]}.npz"
 
 

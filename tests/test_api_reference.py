@@ -1,9 +1,10 @@
 """The API reference (book/api/): every public name of gendel has an entry, and the links from the
 chapters to the reference land on an entry.
 
-Public names are those of each module's ``__all__``; the modules that the package itself lists in
-``gendel.__all__`` (data, dre, models, ...) have no ``__all__`` of their own, and there every class
-and function defined in the module without a leading underscore is public.
+Public names are those of each module's ``__all__``; the modules of the library's concept packages
+(:data:`LIBRARY`: ``gendel.core.dre``, ``gendel.synthetic.data``, ``gendel.deletion_test.stats``, ...)
+that have no ``__all__`` of their own make every class and function they define without a leading
+underscore public.
 
 The reference documents each object once, under one module (``gendel.gan.DCGAN`` rather than
 ``gendel.gan.dcgan.DCGAN``); a name re-exported by another module counts as covered when that
@@ -49,14 +50,18 @@ def own_public_members(module):
             and obj.__module__ == module.__name__]
 
 
+#: The packages whose modules are the library a reader calls (learners, DREs, Alg. 1, the 2-D
+#: experiments, the deletion test): a module of theirs without ``__all__`` is public as a whole.
+LIBRARY = ("gendel.core", "gendel.synthetic", "gendel.deletion_test")
+
+
 def public_names():
     """(module, name) for every public name of gendel (submodules listed in an __all__ excluded)."""
-    top_level = {name for name in gendel.__all__ if inspect.ismodule(getattr(gendel, name, None))}
     found = []
     for module in _public_modules():
         listed = getattr(module, "__all__", None)
         if listed is None:
-            if module.__name__.rpartition(".")[2] not in top_level or module.__name__.count(".") != 1:
+            if module.__name__.rpartition(".")[0] not in LIBRARY:
                 continue
             listed = own_public_members(module)
         found += [(module.__name__, name) for name in listed if not inspect.ismodule(getattr(module, name))]

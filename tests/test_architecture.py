@@ -1,17 +1,21 @@
-"""The package's architecture as CONTRIBUTING.md states it: layers, no import cycles, no shims, examples.
+"""The package's architecture as CONTRIBUTING.md states it: layers, no import cycles, no shims, examples,
+one registry of statistics.
 
 The layer table below is the one of CONTRIBUTING.md; a new module must be placed in it (the
 test fails for a module it does not know), and it may import only from its own layer or below.
+Every module CONTRIBUTING.md's module table names must exist, in the layer the table gives it.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "gendel"
+CONTRIBUTING = PACKAGE.parent / "CONTRIBUTING.md"
 
 #: Layer of each module, by the longest matching prefix of its dotted name.
 LAYERS = {
@@ -139,6 +143,29 @@ def test_imports_have_no_cycles_not_even_inside_functions():
     assert found is None, "import cycle: " + " -> ".join(found)
 
 
+def contributing_modules(text):
+    """(module name, layer) of each module CONTRIBUTING.md's module table names (``| `core.dre` | ... | 2 |``)."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if re.match(r"\|\s*module\s*\|\s*owns\s*\|\s*layer\s*\|", line))
+    found = []
+    for line in lines[start + 2:]:
+        if not line.startswith("|"):
+            break
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        for name in re.findall(r"`([\w.*]+)`", cells[0]):
+            found.append(("gendel" if name == "gendel" else f"gendel.{name}", int(cells[-1])))
+    return found
+
+
+def test_contributing_names_modules_that_exist_in_their_layer():
+    named = contributing_modules(CONTRIBUTING.read_text())
+    assert len(named) > 20, "CONTRIBUTING.md's module table was not found or is nearly empty"
+    missing = [name for name, _ in named if name not in MODULES]
+    assert not missing, f"CONTRIBUTING.md's module table names modules that do not exist: {missing}"
+    moved = [f"{name}: table {table}, code {layer(name)}" for name, table in named if layer(name) != table]
+    assert not moved, f"CONTRIBUTING.md's module table gives other layers than LAYERS: {moved}"
+
+
 def test_no_module_level_getattr_shims():
     shims = [name for name, path in MODULES.items()
              if any(isinstance(n, ast.FunctionDef) and n.name == "__getattr__" for n in ast.parse(path.read_text()).body)]
@@ -166,6 +193,77 @@ def test_public_functions_and_classes_have_examples(name):
     assert not missing, f"{name}: add a numpydoc 'Examples' section to {missing}"
 
 
+# ------------------------------------------------------------------------------------------
+# One registry of statistics: gendel.deletion_test.stats.STATISTICS
+
+#: The module that holds the registry (and the φ functions the ASC statistics are built from).
+REGISTRY = "gendel.deletion_test.stats"
+#: Every name a statistic has had: the registry's keys and the spellings the registry replaced.
+OLD_SPELLINGS = {"LR", "log", "tlogt", "hellinger", "ASC log", "ASC tlogt", "ASC t log t", "ASC Hellinger", "MMD"}
+#: Tables of statistic names that stay, with why: module.name -> reason.
+ALLOWED_TABLES = {
+    "gendel.gan.results._V1_STATISTICS": "reads result files written with the names used before the registry",
+}
+#: Modules whose own tables are being replaced by the registry (issue 26): expected to fail until they are.
+BEING_MOVED = {"gendel.deletion_test.decision", "gendel.plotting.deletion_test.style", "gendel.plotting.gan"}
+
+
+def statistic_tables(source, names):
+    """(line, name, statistic names) of each module- or class-level assignment in ``source`` whose value
+    is a literal tuple, list or set with two or more of ``names``, or a dict with two or more as keys."""
+    found = []
+
+    def visit(body):
+        for node in body:
+            if isinstance(node, ast.ClassDef):
+                visit(node.body)
+            if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
+                continue
+            value = node.value
+            parts = [value.left, value.right] if isinstance(value, ast.BinOp) else [value]
+            items = []
+            for part in parts:
+                if isinstance(part, (ast.Tuple, ast.List, ast.Set)):
+                    items += part.elts
+                elif isinstance(part, ast.Dict):
+                    items += [k for k in part.keys if k is not None]
+            hits = sorted({i.value for i in items if isinstance(i, ast.Constant) and i.value in names})
+            if len(hits) >= 2:
+                target = node.targets[0] if isinstance(node, ast.Assign) else node.target
+                found.append((node.lineno, ast.unparse(target), hits))
+
+    visit(ast.parse(source).body)
+    return found
+
+
+def _statistic_names():
+    from gendel.deletion_test.stats import STATISTICS
+
+    return set(STATISTICS) | OLD_SPELLINGS
+
+
+@pytest.mark.parametrize("name", [
+    pytest.param(n, marks=pytest.mark.xfail(strict=True, reason="its tables are being replaced by the registry"))
+    if n in BEING_MOVED else n
+    for n in sorted(MODULES) if n != REGISTRY])
+def test_statistics_are_named_by_the_registry_alone(name):
+    """A module reads names, labels and axis titles of the statistics from
+    gendel.deletion_test.stats.STATISTICS; it defines no list or dict of statistic names of its own."""
+    tables = [(line, target, hits) for line, target, hits in statistic_tables(MODULES[name].read_text(),
+                                                                              _statistic_names())
+              if f"{name}.{target}" not in ALLOWED_TABLES]
+    assert not tables, (f"{name} defines its own tables of statistics {tables}: read the keys, labels and axis "
+                        "titles from gendel.deletion_test.stats.STATISTICS (e.g. STATISTICS[key].label)")
+
+
+def test_the_allowed_tables_of_statistic_names_exist():
+    names = _statistic_names()
+    for entry in ALLOWED_TABLES:
+        module, _, target = entry.rpartition(".")
+        assert any(t == target for _, t, _ in statistic_tables(MODULES[module].read_text(), names)), \
+            f"{entry} is allowed in ALLOWED_TABLES but no longer defined: remove it from the list"
+
+
 def test_the_checks_can_fail(tmp_path):
     # A cycle through an import inside a function is found in a constructed graph.
     assert cycle({"gendel.a": {"gendel.b"}, "gendel.b": {"gendel.a"}}) == ["gendel.a", "gendel.b", "gendel.a"]
@@ -181,3 +279,14 @@ def test_the_checks_can_fail(tmp_path):
     finally:
         del MODULES["gendel.stats_fake"]
     assert "Examples\n" not in ast.get_docstring(tree.body[1])
+    # A module's own table of statistic names is found, under any of their spellings; a tuple of
+    # statistics chosen for a figure inside a function is not a table.
+    names = _statistic_names()
+    table = 'STAT_SHORT = {"LR": "LR", "log": "ASC log"}\nclass A:\n    KEYS = ("lr",) + ("asc-log",)\n'
+    assert [t for _, t, _ in statistic_tables(table, names)] == ["STAT_SHORT", "KEYS"]
+    assert statistic_tables('def f(stats=("lr", "asc-log")):\n    return ("lr", "asc-tlogt")\n', names) == []
+    # A module table naming a module that does not exist, or one in another layer, is read as such.
+    table = "| module | owns | layer |\n|---|---|---|\n| `core.dre`, `core.gone` | x | 2 |\n| `cache` | y | 3 |\n"
+    named = contributing_modules(table)
+    assert named == [("gendel.core.dre", 2), ("gendel.core.gone", 2), ("gendel.cache", 3)]
+    assert "gendel.core.gone" not in MODULES and layer("gendel.cache") != 3

@@ -18,9 +18,16 @@ from sklearn.linear_model import LogisticRegression
 from gendel.synthetic import experiments
 from gendel.cache import CacheWarning, cache_path, estimator_config
 from gendel.core.dre import ClassifierDRE, KNNClassifierDRE
-from gendel.synthetic.experiments import STATISTICS, cached_synthetic_statistics, synthetic_statistics
+from gendel.synthetic.experiments import sweep, synthetic_statistics
+from gendel.synthetic.protocol import RATIO_STATISTICS as STATISTICS
+from gendel.synthetic.protocol import Protocol
 
 SMALL = dict(N=60, m=30, R=5)
+
+
+def cached(protocol, dre):
+    """One run through the disk cache of :func:`gendel.synthetic.experiments.sweep`."""
+    return sweep(protocol, [dre], progress=False).results[0][0]
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -62,7 +69,8 @@ import sys, time
 from pathlib import Path
 import numpy as np
 from gendel.core.dre import KNNClassifierDRE
-from gendel.synthetic.experiments import cached_synthetic_statistics
+from gendel.synthetic.experiments import sweep
+from gendel.synthetic.protocol import Protocol
 
 class KeyedKNN(KNNClassifierDRE):
     def get_params(self, deep=True):
@@ -73,7 +81,8 @@ out, n, seeds = Path(sys.argv[1]), int(sys.argv[2]), range(int(sys.argv[3]))
 t0 = time.time()
 while len(list(out.parent.glob("ready-*"))) < n and time.time() - t0 < 60:  # start together
     time.sleep(0.01)
-results = [cached_synthetic_statistics("mog8", 0.5, KeyedKNN(k=5), N=60, m=30, R=5, seed=s) for s in seeds]
+results = [sweep(Protocol("mog8", lam=0.5, N=60, m=30, R=5, seed=s), [KeyedKNN(k=5)], progress=False).results[0][0]
+           for s in seeds]
 np.savez(out, **{f"{s}|{stat}|{a}|{b}": r.values[stat][a, b]
                  for s, r in zip(seeds, results) for stat in r.values for a, b in r.values[stat]})
 """
@@ -88,7 +97,7 @@ def test_three_processes_computing_the_same_entries_agree(cache, tmp_path):
                               stderr=subprocess.PIPE, text=True) for out in outs]
     errors = [p.communicate(timeout=300)[1] for p in procs]
     assert [p.returncode for p in procs] == [0] * n, "\n".join(errors)
-    fresh = {s: synthetic_statistics("mog8", 0.5, KeyedKNN(k=5), seed=s, **SMALL) for s in range(seeds)}
+    fresh = {s: synthetic_statistics(Protocol("mog8", lam=0.5, seed=s, **SMALL), KeyedKNN(k=5)) for s in range(seeds)}
     for out in outs:
         with np.load(out) as f:
             assert len(f.files) == seeds * len(STATISTICS) * 5
@@ -120,27 +129,27 @@ def _rewrite(path, change):
 
 
 def _missing_key(path):
-    _rewrite(path, lambda arrays: arrays.pop("LR|H0|dre"))
+    _rewrite(path, lambda arrays: arrays.pop("lr|H0|dre"))
 
 
 def _wrong_length(path):
-    _rewrite(path, lambda arrays: arrays.update({"LR|H0|dre": arrays["LR|H0|dre"][:-1]}))
+    _rewrite(path, lambda arrays: arrays.update({"lr|H0|dre": arrays["lr|H0|dre"][:-1]}))
 
 
 @pytest.mark.parametrize("damage", [_truncate, _random_bytes, _missing_key, _wrong_length])
 def test_a_damaged_entry_is_reported_recomputed_and_replaced(cache, damage):
-    args = ("ckb8", 0.7, KeyedKNN(k=5))
-    cached_synthetic_statistics(*args, seed=3, **SMALL)
+    args = (Protocol("ckb8", lam=0.7, seed=3, **SMALL), KeyedKNN(k=5))
+    cached(*args)
     (path,) = entries(cache)
     damage(path)
     with pytest.warns(CacheWarning, match=re.escape(str(path))):
-        repaired = cached_synthetic_statistics(*args, seed=3, **SMALL)
-    fresh = synthetic_statistics(*args, seed=3, **SMALL)
+        repaired = cached(*args)
+    fresh = synthetic_statistics(*args)
     assert_same_values(repaired, fresh)
     assert repaired.dre is not None  # computed, not loaded
     with warnings.catch_warnings():
         warnings.simplefilter("error", CacheWarning)
-        loaded = cached_synthetic_statistics(*args, seed=3, **SMALL)  # the replaced file reads cleanly
+        loaded = cached(*args)  # the replaced file reads cleanly
     assert loaded.dre is None
     assert_same_values(loaded, fresh)
     assert loaded.settings == fresh.settings
@@ -169,7 +178,8 @@ def _read_only(tmp_path):
 def test_an_unusable_folder_warns_before_computing_and_returns_the_result(tmp_path, monkeypatch, make):
     folder = make(tmp_path)
     monkeypatch.setenv("GENDEL_CACHE_DIR", str(folder))
-    compute, run, warned_before = experiments.synthetic_statistics, experiments._run, []
+    run, warned_before = experiments.synthetic_statistics, []
+    p = Protocol("mog8", lam=0.6, seed=1, **SMALL)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
 
@@ -177,12 +187,12 @@ def test_an_unusable_folder_warns_before_computing_and_returns_the_result(tmp_pa
             warned_before.append(any(issubclass(w.category, CacheWarning) for w in caught))
             return run(*args, **kwargs)
 
-        monkeypatch.setattr(experiments, "_run", counting)  # the protocol run behind every entry point
-        result = cached_synthetic_statistics("mog8", 0.6, KeyedKNN(k=3), seed=1, **SMALL)
+        monkeypatch.setattr(experiments, "synthetic_statistics", counting)  # the run behind every cell of a sweep
+        result = cached(p, KeyedKNN(k=3))
     assert warned_before == [True]  # computed once, after the warning
     (warning,) = [w for w in caught if issubclass(w.category, CacheWarning)]
     assert str(folder) in str(warning.message) and "GENDEL_CACHE_DIR" in str(warning.message)
-    assert_same_values(result, compute("mog8", 0.6, KeyedKNN(k=3), seed=1, **SMALL))
+    assert_same_values(result, run(p, KeyedKNN(k=3)))
 
 
 # ------------------------------------------------------------------------------------------
@@ -193,12 +203,13 @@ def test_the_key_is_the_class_and_parameters_not_the_repr(cache):
     class AddressRepr(KeyedKNN):
         __repr__ = object.__repr__
 
-    first = cached_synthetic_statistics("mog8", 0.5, AddressRepr(k=5), seed=2, **SMALL)
-    second = cached_synthetic_statistics("mog8", 0.5, AddressRepr(k=5), seed=2, **SMALL)  # another address
+    p = Protocol("mog8", lam=0.5, seed=2, **SMALL)
+    first = cached(p, AddressRepr(k=5))
+    second = cached(p, AddressRepr(k=5))  # another address
     assert first.dre is not None and second.dre is None
     assert " at 0x" in second.settings["dre"]  # the settings still show the repr, as given
-    cached_synthetic_statistics("mog8", 0.5, AddressRepr(k=7), seed=2, **SMALL)
-    cached_synthetic_statistics("mog8", 0.5, KeyedKNN(k=5), seed=2, **SMALL)  # another class
+    cached(p, AddressRepr(k=7))
+    cached(p, KeyedKNN(k=5))  # another class
     assert len(entries(cache)) == 3
 
 
@@ -221,16 +232,105 @@ def test_estimators_that_cannot_be_keyed_are_refused_with_the_fix(cache):
         def log_ratio(self, Y):
             return np.zeros(len(Y))
 
+    p = Protocol("mog8", lam=0.5, seed=2, **SMALL)
     with pytest.raises(TypeError, match=r"no get_params\(\).*cache=False"):
-        cached_synthetic_statistics("mog8", 0.5, NoParams(), seed=2, **SMALL)
+        cached(p, NoParams())
 
     class Unkeyable(KeyedKNN):
         def get_params(self, deep=True):
             return {"k": self.k, "metric": len}
 
     with pytest.raises(TypeError, match=r"Unkeyable\.metric = <built-in function len>"):
-        cached_synthetic_statistics("mog8", 0.5, Unkeyable(k=5), seed=2, **SMALL)
+        cached(p, Unkeyable(k=5))
     assert entries(cache) == []
+
+
+# ------------------------------------------------------------------------------------------
+# 6. The key follows the code that computes a run, not where that code lives
+
+
+def _module(tmp_path, name, source):
+    """A module called ``name`` (inside gendel's namespace, so that its helpers are followed) from ``source``."""
+    import importlib.util
+    import textwrap
+
+    path = tmp_path / f"{name.replace('.', '_')}.py"
+    path.write_text(textwrap.dedent(source))
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+_RUN = """
+import numpy as np
+
+def helper(x):
+    return np.exp(x) * 2.0
+
+def run(x):
+    return helper(x) + 1.0
+"""
+
+_MOVED = """
+import numpy
+
+def _scaled_exp(x):
+    \"\"\"Moved to another module, renamed, documented.\"\"\"
+    # a comment does not compute
+    return numpy.exp(x) * 2.0
+
+def compute(x):
+    \"\"\"The same computation as run.\"\"\"
+    return _scaled_exp(x) + 1.0
+"""
+
+
+def test_the_code_key_follows_what_computes_not_where_it_lives(tmp_path, monkeypatch):
+    from gendel.cache import result_fingerprint
+
+    for name in ("gendel._key_demo_a", "gendel._key_demo_b", "gendel._key_demo_c"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    a = _module(tmp_path, "gendel._key_demo_a", _RUN)
+    moved = _module(tmp_path, "gendel._key_demo_b", _MOVED)
+    changed = _module(tmp_path, "gendel._key_demo_c", _RUN.replace("* 2.0", "* 3.0"))
+    assert result_fingerprint((a.run,)) == result_fingerprint((moved.compute,))  # moved, renamed, commented
+    assert result_fingerprint((a.run,)) != result_fingerprint((changed.run,))    # a helper computes otherwise
+
+
+def test_a_code_change_in_a_subpackage_changes_the_key_of_a_run(monkeypatch):
+    from gendel.fingerprint import cached_code_hash
+    from gendel.synthetic import protocol
+
+    p, dre = Protocol("mog8", lam=0.5, seed=2, **SMALL), KNNClassifierDRE(k=5)
+    cached_code_hash.cache_clear()
+    before = experiments._cache_file(p, dre)
+    real = protocol.log_ratios
+
+    def log_ratios(protocol, dre):  # what the run computes from the log ratios changes
+        log, yhat, rate = real(protocol, dre)
+        return log, yhat, 0.5 * rate
+
+    monkeypatch.setattr(experiments, "log_ratios", log_ratios)
+    cached_code_hash.cache_clear()
+    assert experiments._cache_file(p, dre) != before
+    monkeypatch.undo()
+    cached_code_hash.cache_clear()
+    assert experiments._cache_file(p, dre) == before
+    # the code of the DRE's class is in the key too (for a subclass, that of the gendel class it derives from)
+    fit = KNNClassifierDRE._fit
+
+    def _fit(self, X_deleted, X_kept):
+        fit(self, X_deleted, X_kept)
+        self._k = int(self.k) + 1
+
+    keyed = experiments._cache_file(p, KeyedKNN(k=5))
+    monkeypatch.setattr(KNNClassifierDRE, "_fit", _fit)
+    cached_code_hash.cache_clear()
+    assert experiments._cache_file(p, dre) != before and experiments._cache_file(p, KeyedKNN(k=5)) != keyed
+    monkeypatch.undo()
+    cached_code_hash.cache_clear()
 
 
 # ------------------------------------------------------------------------------------------

@@ -12,8 +12,9 @@ from scipy.stats import kendalltau
 
 from gendel import claims
 from gendel.claims import Claim, glue_values, rows, verdict
+from gendel.deletion_test.stats import STATISTICS
 
-STATS = ("LR", "log", "tlogt", "hellinger")
+STATS = ("lr", "asc-log", "asc-tlogt", "asc-hellinger")
 SIGMA_C = (0.075, 0.0875, 0.1, 0.1125, 0.125)   # sigma_A = 0.1 in the middle, as in the chapter
 LAMBDAS = (0.6, 0.8, 0.9)
 KNN_K = (5, 10, 20)
@@ -25,7 +26,7 @@ V = np.array([0.3, 0.2, 0.0, 0.1, 0.2])          # a V-shaped KS curve over SIGM
 def tables(lr, **asc):
     """A KS table for one data set: LR given, each ASC statistic the LR curve unless given."""
     lr = np.asarray(lr, dtype=float)
-    return {"LR": lr, **{s: np.asarray(asc.get(s, lr), dtype=float) for s in STATS[1:]}}
+    return {"lr": lr, **{s: np.asarray(asc.get(s.removeprefix("asc-"), lr), dtype=float) for s in STATS[1:]}}
 
 
 def both(mog, ckb):
@@ -119,12 +120,12 @@ def test_ks_critical_is_the_level_of_the_two_sample_test():
 
 def test_a_table_of_the_wrong_shape_says_what_to_pass():
     with pytest.raises(ValueError, match=r"shape \(3, 4\).*grids the sweep was run on"):
-        claims.q1_lambda({"mog8": {"LR": np.zeros((3, 4))}}, lambdas=LAMBDAS, **GRID)
+        claims.q1_lambda({"mog8": {"lr": np.zeros((3, 4))}}, lambdas=LAMBDAS, **GRID)
 
 
 def test_sigma_a_must_be_on_the_grid():
     with pytest.raises(ValueError, match="not on the sigma_c grid"):
-        claims.q1_lambda({"mog8": {"LR": np.zeros((3, 5))}}, lambdas=LAMBDAS, sigma_c=SIGMA_C, sigma_a=0.09)
+        claims.q1_lambda({"mog8": {"lr": np.zeros((3, 5))}}, lambdas=LAMBDAS, sigma_c=SIGMA_C, sigma_a=0.09)
 
 
 def test_a_comparison_of_data_sets_needs_both():
@@ -152,18 +153,18 @@ def test_q1_monotone_tolerates_dips_of_two_repeats_only():
 
 def test_q1_larger_sigma_needs_one_win_and_pairs_to_compare():
     run = lambda ks, **g: claims.q1_larger_sigma(ks, **{**GRID, **g})
-    assert run({"mog8": {"LR": [V, V[::-1], V[::-1]]}}).verdict == "holds"     # V: larger sigma_C wins
-    c = run({"mog8": {"LR": [V[::-1]] * 3}})
+    assert run({"mog8": {"lr": [V, V[::-1], V[::-1]]}}).verdict == "holds"     # V: larger sigma_C wins
+    c = run({"mog8": {"lr": [V[::-1]] * 3}})
     assert (c.verdict, c.details) == ("does not hold", {"larger_wins": 0, "pairs": 6})
     # sigma_A at the edge of the grid: no pair of bandwidths around it
-    assert run({"mog8": {"LR": [V] * 3}}, sigma_a=0.075).verdict == "not tested"
+    assert run({"mog8": {"lr": [V] * 3}}, sigma_a=0.075).verdict == "not tested"
 
 
 @pytest.mark.parametrize("slopes, expected", [((-1, -1), "holds"), ((-1, 1), "partly"), ((1, 1), "does not hold")])
 def test_lambda_rules_read_the_sign_of_kendalls_tau(slopes, expected):
     lam = np.array(LAMBDAS)[:, None]
     mog, ckb = (0.5 + s * 0.3 * lam * np.abs(np.array(SIGMA_C) - 0.1) / 0.025 for s in slopes)
-    ks = both({"LR": mog}, {"LR": ckb})
+    ks = both({"lr": mog}, {"lr": ckb})
     assert claims.q1_lambda(ks, lambdas=LAMBDAS, **GRID).verdict == expected
     assert claims.q2_lambda(ks, lambdas=LAMBDAS, **GRID).verdict == expected
     assert claims.q2_lambda(ks, lambdas=LAMBDAS, **GRID).details["lambda_total"] == 8
@@ -175,13 +176,13 @@ def test_lambda_rules_read_the_sign_of_kendalls_tau(slopes, expected):
 @pytest.mark.parametrize("knn_best, expected", [((0.1, 0.1), "holds"), ((0.1, 0.5), "partly"),
                                                 ((0.5, 0.5), "does not hold")])
 def test_q1_knn_compares_the_best_small_k_with_the_fig3_kbcs(knn_best, expected):
-    kbc = {"LR": np.tile([0.3, 0.1, 0.0, 0.1, 0.2], (3, 1))}                   # worse Fig. 3 KBC: 0.3
-    knn = {"LR": np.array([[b, 0.9, 0.9] for b in knn_best])}                 # the best k is k = 5
+    kbc = {"lr": np.tile([0.3, 0.1, 0.0, 0.1, 0.2], (3, 1))}                   # worse Fig. 3 KBC: 0.3
+    knn = {"lr": np.array([[b, 0.9, 0.9] for b in knn_best])}                 # the best k is k = 5
     c = claims.q1_knn(both(kbc, kbc), both(knn, knn), lambdas=LAMBDAS, knn_lambdas=KNN_LAMBDAS, knn_k=KNN_K,
                       sigma_c=SIGMA_C)
     assert c.verdict == expected
     # a good k above k_max does not count
-    knn_large = {"LR": np.array([[0.9, 0.9, 0.1]] * 2)}
+    knn_large = {"lr": np.array([[0.9, 0.9, 0.1]] * 2)}
     assert claims.q1_knn(both(kbc, kbc), both(knn_large, knn_large), lambdas=LAMBDAS, knn_lambdas=KNN_LAMBDAS,
                          knn_k=KNN_K, sigma_c=SIGMA_C, k_max=10).verdict == "does not hold"
 
@@ -213,16 +214,16 @@ def test_q1_ckb_exception_is_about_ckb8_at_lambda_09():
 
 def test_q1_ckb_harder_counts_the_statistics():
     mog = tables(np.tile(V, (3, 1)))
-    assert claims.q1_ckb_harder(both(mog, tables(2 * mog["LR"])), **GRID).verdict == "holds"
-    c = claims.q1_ckb_harder(both(mog, tables(2 * mog["LR"], log=mog["LR"] / 2)), **GRID)
+    assert claims.q1_ckb_harder(both(mog, tables(2 * mog["lr"])), **GRID).verdict == "holds"
+    c = claims.q1_ckb_harder(both(mog, tables(2 * mog["lr"], log=mog["lr"] / 2)), **GRID)
     assert (c.verdict, c.details["harder_stats"], c.details["easier_stats"]) == (
-        "partly", "LR, ASC t log t, ASC Hellinger", "ASC log")
+        "partly", "LR, ASC (t log t), ASC (Hellinger)", "ASC (log t)")  # the registry's labels
     assert c.details["lr_mean_ckb8"] == pytest.approx(2 * c.details["lr_mean_mog8"])
     assert claims.q1_ckb_harder(both(mog, mog), **GRID).verdict == "does not hold"  # equal is not harder
-    half = mog["LR"] / 2
-    one = claims.q1_ckb_harder(both(mog, tables(half, hellinger=2 * mog["LR"])), **GRID)
-    assert (one.verdict, one.details["harder_stats"]) == ("does not hold", "ASC Hellinger")  # 1 of 4 is not "partly"
-    two = claims.q1_ckb_harder(both(mog, tables(2 * mog["LR"], log=half, tlogt=half)), **GRID)
+    half = mog["lr"] / 2
+    one = claims.q1_ckb_harder(both(mog, tables(half, hellinger=2 * mog["lr"])), **GRID)
+    assert (one.verdict, one.details["harder_stats"]) == ("does not hold", "ASC (Hellinger)")  # 1 of 4 is not "partly"
+    two = claims.q1_ckb_harder(both(mog, tables(2 * mog["lr"], log=half, tlogt=half)), **GRID)
     assert two.verdict == "partly"
 
 
@@ -237,8 +238,8 @@ def test_q2_wide_needs_every_bandwidth_within_25_percent_to_pass():
     some[1, 0] = 0.5                                                    # sigma_C = 0.075 caught at lambda = 0.8
     only_exact = np.full((3, 5), 0.5)
     only_exact[:, 2] = 0.05
-    knn = {"LR": np.full((2, 3), 0.05)}
-    run = lambda mog, ckb: claims.q2_wide(both({"LR": mog}, {"LR": ckb}), both(knn, knn), lambdas=LAMBDAS,
+    knn = {"lr": np.full((2, 3), 0.05)}
+    run = lambda mog, ckb: claims.q2_wide(both({"lr": mog}, {"lr": ckb}), both(knn, knn), lambdas=LAMBDAS,
                                           knn_lambdas=KNN_LAMBDAS, critical=crit, **GRID)
     assert run(passes, passes).verdict == "holds"
     c = run(passes, some)
@@ -252,15 +253,15 @@ def test_q2_wide_needs_every_bandwidth_within_25_percent_to_pass():
 @pytest.mark.parametrize("kbc_median, expected", [((0.1, 0.1), "holds"), ((0.1, 0.5), "partly"),
                                                   ((0.5, 0.5), "does not hold")])
 def test_q2_kbc_knn_compares_medians(kbc_median, expected):
-    knn = {"LR": np.full((2, 3), 0.3)}
-    kbc = {"LR": np.vstack([np.full(5, 0.9)] + [np.full(5, m) for m in kbc_median])}  # lambda = 0.6 unused
+    knn = {"lr": np.full((2, 3), 0.3)}
+    kbc = {"lr": np.vstack([np.full(5, 0.9)] + [np.full(5, m) for m in kbc_median])}  # lambda = 0.6 unused
     c = claims.q2_kbc_knn(both(kbc, kbc), both(knn, knn), lambdas=LAMBDAS, knn_lambdas=KNN_LAMBDAS)
     assert c.verdict == expected
 
 
 @pytest.mark.parametrize("k5, expected", [((0.5, 0.5), "holds"), ((0.5, 0.1), "partly"), ((0.1, 0.1), "does not hold")])
 def test_q2_moderate_k_beats_k5(k5, expected):
-    knn = {"LR": np.array([[a, 0.3, 0.4] for a in k5])}
+    knn = {"lr": np.array([[a, 0.3, 0.4] for a in k5])}
     assert claims.q2_moderate_k(both(knn, knn), knn_k=KNN_K).verdict == expected
 
 
@@ -275,8 +276,8 @@ def test_q2_lr_asc_wants_neither_statistic_consistently_larger():
 
 
 def test_q2_ckb_harder_compares_both_families():
-    low, high = {"LR": np.full((3, 5), 0.2)}, {"LR": np.full((3, 5), 0.4)}
-    kl, kh = {"LR": np.full((2, 3), 0.2)}, {"LR": np.full((2, 3), 0.4)}
+    low, high = {"lr": np.full((3, 5), 0.2)}, {"lr": np.full((3, 5), 0.4)}
+    kl, kh = {"lr": np.full((2, 3), 0.2)}, {"lr": np.full((2, 3), 0.4)}
     run = lambda kbc, knn: claims.q2_ckb_harder(kbc, knn, **GRID)
     assert run(both(low, high), both(kl, kh)).verdict == "holds"
     assert run(both(low, high), both(kh, kl)).details == {"harder_families": "KBC"}
@@ -291,8 +292,8 @@ def test_q3_wide_needs_every_bandwidth_within_25_percent_to_separate():
     crit = 0.12
     sep, miss = np.full((3, 5), 0.6), np.full((3, 5), 0.6)
     miss[0, 1] = 0.1                                           # sigma_C = 0.0875 fails at lambda = 0.6
-    knn = {"LR": np.full((2, 3), 0.6)}
-    run = lambda mog, ckb: claims.q3_wide(both({"LR": mog}, {"LR": ckb}), both(knn, knn), critical=crit, **GRID)
+    knn = {"lr": np.full((2, 3), 0.6)}
+    run = lambda mog, ckb: claims.q3_wide(both({"lr": mog}, {"lr": ckb}), both(knn, knn), critical=crit, **GRID)
     assert run(sep, sep).verdict == "holds"
     c = run(sep, miss)
     assert (c.verdict, c.details) == ("partly", {"sep_passed": 41, "sep_total": 42})
@@ -311,16 +312,16 @@ def test_q3_lr_asc_wants_lr_at_least_as_large_in_three_quarters():
 @pytest.mark.parametrize("gaps, expected", [((0.0, 0.05), "holds"), ((0.0, 0.3), "partly"),
                                             ((-0.3, 0.3), "does not hold")])
 def test_q3_kbc_knn_allows_a_gap_of_01(gaps, expected):
-    knn = {"LR": np.full((2, 3), 0.5)}
-    kbc = {"LR": np.vstack([np.full(5, 0.5)] + [np.full(5, 0.5 + g) for g in gaps])}
+    knn = {"lr": np.full((2, 3), 0.5)}
+    kbc = {"lr": np.vstack([np.full(5, 0.5)] + [np.full(5, 0.5 + g) for g in gaps])}
     c = claims.q3_kbc_knn(both(kbc, kbc), both(knn, knn), lambdas=LAMBDAS, knn_lambdas=KNN_LAMBDAS)
     assert c.verdict == expected
     assert c.details["max_gap"] == pytest.approx(max(map(abs, gaps)))
 
 
 def test_q3_ckb_harder_means_less_separation():
-    low, high = {"LR": np.full((3, 5), 0.4)}, {"LR": np.full((3, 5), 0.8)}
-    kl, kh = {"LR": np.full((2, 3), 0.4)}, {"LR": np.full((2, 3), 0.8)}
+    low, high = {"lr": np.full((3, 5), 0.4)}, {"lr": np.full((3, 5), 0.8)}
+    kl, kh = {"lr": np.full((2, 3), 0.4)}, {"lr": np.full((2, 3), 0.8)}
     assert claims.q3_ckb_harder(both(high, low), both(kh, kl)).verdict == "holds"
     assert claims.q3_ckb_harder(both(high, low), both(kl, kh)).verdict == "partly"
     assert claims.q3_ckb_harder(both(low, high), both(kl, kh)).verdict == "does not hold"
@@ -360,7 +361,7 @@ def _page_rule_q1(sweeps, ns):
     rows, verdicts = [], {}
 
     # 1. monotone in |sigma_C - sigma_A|
-    n_lr = {d: sum(monotone(c) for c in sweeps[d]["kbc"].ks("Q1", "LR")) for d in DATASETS}
+    n_lr = {d: sum(monotone(c) for c in sweeps[d]["kbc"].ks("Q1", "lr")) for d in DATASETS}
     n_all = {d: sum(monotone(c) for s in S.STATISTICS for c in sweeps[d]["kbc"].ks("Q1", s)) for d in DATASETS}
     nl = len(E.LAMBDAS)
     v = S.claim_verdict(sum(n_lr.values()), 2 * nl)
@@ -377,7 +378,7 @@ def _page_rule_q1(sweeps, ns):
 
     # 2. sometimes a larger sigma_C beats a smaller one
     pairs = [(ia - s, ia + s) for s in range(1, min(ia, len(sig) - 1 - ia) + 1)]
-    wins = {d: sum(int(ks[lo] > ks[hi]) for ks in sweeps[d]["kbc"].ks("Q1", "LR") for lo, hi in pairs) for d in DATASETS}
+    wins = {d: sum(int(ks[lo] > ks[hi]) for ks in sweeps[d]["kbc"].ks("Q1", "lr") for lo, hi in pairs) for d in DATASETS}
     n_pairs = len(pairs) * nl
     v = "holds" if sum(wins.values()) > 0 else "does not hold"
     rows.append(["2. sometimes a larger σ_C is more accurate than a smaller one", "§5.1",
@@ -387,7 +388,7 @@ def _page_rule_q1(sweeps, ns):
     glue("q1_pairs", 2 * n_pairs, display=False)
 
     # 3. larger lambda, better estimate
-    taus = {d: [kendalltau(E.LAMBDAS, sweeps[d]["kbc"].ks("Q1", "LR")[:, j]).statistic for j in off] for d in DATASETS}
+    taus = {d: [kendalltau(E.LAMBDAS, sweeps[d]["kbc"].ks("Q1", "lr")[:, j]).statistic for j in off] for d in DATASETS}
     neg = {d: sum(t < 0 for t in taus[d]) for d in DATASETS}
     v = S.claim_verdict(sum(neg.values()), 2 * len(off))
     rows.append(["3. larger λ gives better estimation", "§5.1, App. D.1",
@@ -400,7 +401,7 @@ def _page_rule_q1(sweeps, ns):
     fig3 = [E.SIGMA_C.index(0.075), E.SIGMA_C.index(0.125)]
     ok4 = {}
     for d in DATASETS:
-        knn, kbc = sweeps[d]["knn"].ks("Q1", "LR"), sweeps[d]["kbc"].ks("Q1", "LR")
+        knn, kbc = sweeps[d]["knn"].ks("Q1", "lr"), sweeps[d]["kbc"].ks("Q1", "lr")
         ok4[d] = [knn[i, small].min() <= kbc[list(E.LAMBDAS).index(lam), fig3].max()
                   for i, lam in enumerate(E.KNN_LAMBDAS)]
     nk = len(E.KNN_LAMBDAS)
@@ -411,8 +412,8 @@ def _page_rule_q1(sweeps, ns):
 
     # 5. most accurate under KL, least under Hellinger
     mean_ks = {d: {s: sweeps[d]["kbc"].ks("Q1", s)[:, off].mean(axis=1) for s in S.STATISTICS} for d in DATASETS}
-    ok5 = {d: [min(S.STATISTICS, key=lambda s: mean_ks[d][s][i]) == "tlogt"
-               and max(S.STATISTICS, key=lambda s: mean_ks[d][s][i]) == "hellinger" for i in range(nl)] for d in DATASETS}
+    ok5 = {d: [min(S.STATISTICS, key=lambda s: mean_ks[d][s][i]) == "asc-tlogt"
+               and max(S.STATISTICS, key=lambda s: mean_ks[d][s][i]) == "asc-hellinger" for i in range(nl)] for d in DATASETS}
     v = S.claim_verdict(sum(map(sum, ok5.values())), 2 * nl)
     rows.append(["5. most accurate under KL (t log t), least under Hellinger", "App. D.1",
                  "; ".join(f"{name[d]}: at {sum(ok5[d])}/{nl} λ" for d in DATASETS), v])
@@ -421,9 +422,9 @@ def _page_rule_q1(sweeps, ns):
     # 6. CKB-8 exception at lambda = 0.9
     i9 = list(E.LAMBDAS).index(0.9)
     m9 = {s: mean_ks["ckb8"][s][i9] for s in S.STATISTICS}
-    v = "holds" if m9["tlogt"] > max(m9["LR"], m9["log"]) else "does not hold"
+    v = "holds" if m9["asc-tlogt"] > max(m9["lr"], m9["asc-log"]) else "does not hold"
     rows.append(["6. CKB-8, λ = 0.9: LR and ASC log accurate, t log t less so", "App. D.2",
-                 f"mean KS: LR {m9['LR']:.3f}, log {m9['log']:.3f}, t log t {m9['tlogt']:.3f}", v])
+                 f"mean KS: LR {m9['lr']:.3f}, log {m9['asc-log']:.3f}, t log t {m9['asc-tlogt']:.3f}", v])
     verdicts["ckb_exception"] = v
 
     # 7. CKB-8 harder than MoG-8
@@ -437,12 +438,12 @@ def _page_rule_q1(sweeps, ns):
                  + ", ".join(f"{S.STAT_SHORT[s]}: {avg['mog8'][s]:.2f} (MoG) vs {avg['ckb8'][s]:.2f} (CKB)"
                              for s in S.STATISTICS), v])
     verdicts["ckb_harder"] = v
-    glue("q1_mog_lr_mean", float(avg["mog8"]["LR"]), display=False)
-    glue("q1_ckb_lr_mean", float(avg["ckb8"]["LR"]), display=False)
+    glue("q1_mog_lr_mean", float(avg["mog8"]["lr"]), display=False)
+    glue("q1_ckb_lr_mean", float(avg["ckb8"]["lr"]), display=False)
     best = {d: [min(S.STATISTICS, key=lambda s: mean_ks[d][s][i]) for i in range(nl)] for d in DATASETS}
     worst = {d: [max(S.STATISTICS, key=lambda s: mean_ks[d][s][i]) for i in range(nl)] for d in DATASETS}
-    glue("q1_ckb_lr_best", best["ckb8"].count("LR"), display=False)
-    glue("q1_hell_worst", worst["mog8"].count("hellinger") + worst["ckb8"].count("hellinger"), display=False)
+    glue("q1_ckb_lr_best", best["ckb8"].count("lr"), display=False)
+    glue("q1_hell_worst", worst["mog8"].count("asc-hellinger") + worst["ckb8"].count("asc-hellinger"), display=False)
     glue("q1_n_cases", 2 * nl, display=False)
     glue("q1_knn_ok_mog", int(sum(ok4["mog8"])), display=False)
     glue("q1_knn_ok_ckb", int(sum(ok4["ckb8"])), display=False)
@@ -474,11 +475,11 @@ def _page_rule_q2(sweeps, ns, ks_critical):
     rows, verdicts = [], {}
 
     # 1. indistinguishable for a wide range of classifiers
-    kbc_pass = {d: (sweeps[d]["kbc"].ks("Q2", "LR") < ks_critical).sum(axis=1) for d in DATASETS}
-    knn_pass = {d: (sweeps[d]["knn"].ks("Q2", "LR") < ks_critical).sum(axis=1) for d in DATASETS}
+    kbc_pass = {d: (sweeps[d]["kbc"].ks("Q2", "lr") < ks_critical).sum(axis=1) for d in DATASETS}
+    knn_pass = {d: (sweeps[d]["knn"].ks("Q2", "lr") < ks_critical).sum(axis=1) for d in DATASETS}
     near = np.abs(sig - S.SIGMA_A) <= 0.25 * S.SIGMA_A + 1e-12  # sigma_C in [0.075, 0.125]
-    wide = sum(int(row[near].all()) for d in DATASETS for row in sweeps[d]["kbc"].ks("Q2", "LR") < ks_critical)
-    beyond = sum(int(((sweeps[d]["kbc"].ks("Q2", "LR")[:, off]) < ks_critical).any()) for d in DATASETS)
+    wide = sum(int(row[near].all()) for d in DATASETS for row in sweeps[d]["kbc"].ks("Q2", "lr") < ks_critical)
+    beyond = sum(int(((sweeps[d]["kbc"].ks("Q2", "lr")[:, off]) < ks_critical).any()) for d in DATASETS)
     v = "holds" if wide == 2 * nl else ("partly" if beyond or wide else "does not hold")
     rows.append(["1. indistinguishable from re-training for a wide range of classifiers", "§5.1, Figs. 4(b), 5",
                  f"every KBC within ±25 % of σ_A passes at {wide} of {2 * nl} (data set, λ); "  # added with the page's Q2 review
@@ -492,18 +493,18 @@ def _page_rule_q2(sweeps, ns, ks_critical):
     glue("q2_n_k", len(E.KNN_K), display=False)
     # the exact bandwidth: Y_D then follows p_hat' exactly, so only the test's false alarms can reject
     exact_fail = [(name[d], lam) for d in DATASETS
-                  for lam, ks in zip(E.LAMBDAS, sweeps[d]["kbc"].ks("Q2", "LR")[:, ia]) if ks >= ks_critical]
+                  for lam, ks in zip(E.LAMBDAS, sweeps[d]["kbc"].ks("Q2", "lr")[:, ia]) if ks >= ks_critical]
     glue("q2_exact_pass", 2 * nl - len(exact_fail), display=False)
     glue("q2_n_cases", 2 * nl, display=False)
     glue("q2_exact_fail", ("rejected: " + ", ".join(f"{d} at λ = {lam:g}" for d, lam in exact_fail))
          if exact_fail else "no rejection", display=False)
     # the nearest bandwidths of the grid (one step, 12.5 % off sigma_A): at how many lambda are both caught?
     step = [int(np.argmin(abs(sig - (S.SIGMA_A - 0.0125)))), int(np.argmin(abs(sig - (S.SIGMA_A + 0.0125))))]
-    glue("q2_step_caught", int((sweeps["mog8"]["kbc"].ks("Q2", "LR")[:, step] >= ks_critical).all(axis=1).sum()),
+    glue("q2_step_caught", int((sweeps["mog8"]["kbc"].ks("Q2", "lr")[:, step] >= ks_critical).all(axis=1).sum()),
          display=False)
 
     # 2. less distinguishable for larger lambda
-    taus = {d: [kendalltau(E.LAMBDAS, sweeps[d]["kbc"].ks("Q2", "LR")[:, j]).statistic for j in off] for d in DATASETS}
+    taus = {d: [kendalltau(E.LAMBDAS, sweeps[d]["kbc"].ks("Q2", "lr")[:, j]).statistic for j in off] for d in DATASETS}
     neg = {d: sum(t < 0 for t in taus[d]) for d in DATASETS}
     v = S.claim_verdict(sum(neg.values()), 2 * len(off))
     rows.append(["2. less distinguishable for larger λ", "§5.1, App. D.1",
@@ -516,7 +517,7 @@ def _page_rule_q2(sweeps, ns, ks_critical):
     # 3. KBC generally better than kNN
     better = {}
     for d in DATASETS:
-        kbc, knn = sweeps[d]["kbc"].ks("Q2", "LR"), sweeps[d]["knn"].ks("Q2", "LR")
+        kbc, knn = sweeps[d]["kbc"].ks("Q2", "lr"), sweeps[d]["knn"].ks("Q2", "lr")
         better[d] = [(np.median(kbc[list(E.LAMBDAS).index(lam)]), np.median(knn[i])) for i, lam in enumerate(E.KNN_LAMBDAS)]
     n3 = {d: sum(a < b for a, b in better[d]) for d in DATASETS}
     v = S.claim_verdict(sum(n3.values()), 2 * nk)
@@ -528,7 +529,7 @@ def _page_rule_q2(sweeps, ns, ks_critical):
     # 4. moderate k overlaps better
     moderate = [j for j, k in enumerate(E.KNN_K) if 10 <= k <= 50]
     low = [j for j, k in enumerate(E.KNN_K) if k < 10]
-    n4 = {d: sum(row[moderate].min() < row[low].min() for row in sweeps[d]["knn"].ks("Q2", "LR")) for d in DATASETS}
+    n4 = {d: sum(row[moderate].min() < row[low].min() for row in sweeps[d]["knn"].ks("Q2", "lr")) for d in DATASETS}
     v = S.claim_verdict(sum(n4.values()), 2 * nk)
     rows.append(["4. kNN: moderate k (10 to 50) overlaps better", "App. D.1, D.2",
                  "; ".join(f"{name[d]}: best moderate k beats k = 5 at {n4[d]}/{nk} λ" for d in DATASETS), v])
@@ -536,8 +537,8 @@ def _page_rule_q2(sweeps, ns, ks_critical):
 
     # 5. no clear difference between LR and ASC
     fr = {}
-    for phi in ("log", "tlogt", "hellinger"):
-        lr = np.concatenate([sweeps[d]["kbc"].ks("Q2", "LR")[:, off].ravel() for d in DATASETS])
+    for phi in ("asc-log", "asc-tlogt", "asc-hellinger"):
+        lr = np.concatenate([sweeps[d]["kbc"].ks("Q2", "lr")[:, off].ravel() for d in DATASETS])
         asc = np.concatenate([sweeps[d]["kbc"].ks("Q2", phi)[:, off].ravel() for d in DATASETS])
         fr[phi] = (np.mean(lr > asc), np.mean(lr - asc))
     n5 = sum(0.25 <= f <= 0.75 for f, _ in fr.values())
@@ -554,7 +555,7 @@ def _page_rule_q2(sweeps, ns, ks_critical):
          "neither statistic is consistently the more sensitive probe"), display=False)
 
     # 6. CKB-8 harder than MoG-8
-    avg = {d: (sweeps[d]["kbc"].ks("Q2", "LR")[:, off].mean(), sweeps[d]["knn"].ks("Q2", "LR").mean()) for d in DATASETS}
+    avg = {d: (sweeps[d]["kbc"].ks("Q2", "lr")[:, off].mean(), sweeps[d]["knn"].ks("Q2", "lr").mean()) for d in DATASETS}
     n6 = int(avg["ckb8"][0] > avg["mog8"][0]) + int(avg["ckb8"][1] > avg["mog8"][1])
     v = S.claim_verdict(n6, 2)
     rows.append(["6. CKB-8 is harder than MoG-8 (higher KS)", "App. D.2",
@@ -593,7 +594,7 @@ def _page_rule_q3(sweeps, ns, ks_critical):
     rows, verdicts = [], {}
 
     # 1. separation for a wide range of classifiers
-    sep = {d: {f: sweeps[d][f].ks("Q3", "LR") > ks_critical for f in ("kbc", "knn")} for d in DATASETS}
+    sep = {d: {f: sweeps[d][f].ks("Q3", "lr") > ks_critical for f in ("kbc", "knn")} for d in DATASETS}
     passed = sum(int(sep[d][f].sum()) for d in DATASETS for f in sep[d])
     total = sum(sep[d][f].size for d in DATASETS for f in sep[d])
     near = np.abs(np.array(E.SIGMA_C) - S.SIGMA_A) <= 0.25 * S.SIGMA_A + 1e-12  # sigma_C in [0.075, 0.125]
@@ -608,8 +609,8 @@ def _page_rule_q3(sweeps, ns, ks_critical):
 
     # 2. LR better than ASC
     fr = {}
-    for phi in ("log", "tlogt", "hellinger"):
-        lr = np.concatenate([sweeps[d]["kbc"].ks("Q3", "LR").ravel() for d in DATASETS])
+    for phi in ("asc-log", "asc-tlogt", "asc-hellinger"):
+        lr = np.concatenate([sweeps[d]["kbc"].ks("Q3", "lr").ravel() for d in DATASETS])
         asc = np.concatenate([sweeps[d]["kbc"].ks("Q3", phi).ravel() for d in DATASETS])
         fr[phi] = (np.mean(lr >= asc), np.mean(lr - asc))
     v = S.claim_verdict(sum(f >= 0.75 for f, _ in fr.values()), 3)
@@ -619,7 +620,7 @@ def _page_rule_q3(sweeps, ns, ks_critical):
     verdicts["lr_asc"] = v
 
     # 3. larger lambda, less distinguishable
-    taus = {d: [kendalltau(E.LAMBDAS, c).statistic for c in sweeps[d]["kbc"].ks("Q3", "LR").T] for d in DATASETS}
+    taus = {d: [kendalltau(E.LAMBDAS, c).statistic for c in sweeps[d]["kbc"].ks("Q3", "lr").T] for d in DATASETS}
     neg = {d: sum(t < 0 for t in taus[d]) for d in DATASETS}
     v = S.claim_verdict(sum(neg.values()), 2 * len(E.SIGMA_C))
     rows.append(["3. larger λ makes the models less distinguishable", "§5.1, App. D.1",
@@ -630,7 +631,7 @@ def _page_rule_q3(sweeps, ns, ks_critical):
     # 4. KBC comparable to kNN
     gaps = {}
     for d in DATASETS:
-        kbc, knn = sweeps[d]["kbc"].ks("Q3", "LR"), sweeps[d]["knn"].ks("Q3", "LR")
+        kbc, knn = sweeps[d]["kbc"].ks("Q3", "lr"), sweeps[d]["knn"].ks("Q3", "lr")
         gaps[d] = [np.median(kbc[list(E.LAMBDAS).index(lam)]) - np.median(knn[i]) for i, lam in enumerate(E.KNN_LAMBDAS)]
     n4 = {d: sum(abs(g) <= 0.1 for g in gaps[d]) for d in DATASETS}
     v = S.claim_verdict(sum(n4.values()), 2 * nk)
@@ -640,7 +641,7 @@ def _page_rule_q3(sweeps, ns, ks_critical):
     verdicts["kbc_knn"] = v
 
     # 5. CKB-8 harder (less separation)
-    avg = {d: {f: sweeps[d][f].ks("Q3", "LR").mean() for f in ("kbc", "knn")} for d in DATASETS}
+    avg = {d: {f: sweeps[d][f].ks("Q3", "lr").mean() for f in ("kbc", "knn")} for d in DATASETS}
     n5 = sum(avg["ckb8"][f] < avg["mog8"][f] for f in ("kbc", "knn"))
     v = S.claim_verdict(n5, 2)
     rows.append(["5. CKB-8 is harder than MoG-8 (less separation)", "our extension: App. D.2 says it for Q1, Q2",
@@ -675,10 +676,13 @@ SENTENCES = {"q1_shape_reading", "q2_lr_asc_reading", "q2_ckb_reading"}
 def small_sweeps(request):
     from gendel.synthetic import experiments as E
 
-    kw = dict(N=60, m=40, R=8, seed=request.param, cache=False, progress=False)
+    from gendel.core.dre import make_dre
+
+    kw = dict(cache=False, progress=False)
     sc, ks = REAL["sigma_c"], REAL["knn_k"]
-    return {d: {"kbc": E.sweep(d, REAL["lambdas"], E.kbc_dres(sc), labels=[f"{s:g}" for s in sc], **kw),
-                "knn": E.sweep(d, REAL["knn_lambdas"], E.knn_dres(ks), labels=[str(k) for k in ks], **kw)}
+    p = {d: E.Protocol(d, N=60, m=40, R=8, seed=request.param) for d in ("mog8", "ckb8")}
+    return {d: {"kbc": E.sweep(p[d], [make_dre("kbc", s) for s in sc], lams=REAL["lambdas"], **kw),
+                "knn": E.sweep(p[d], [make_dre("knn", k) for k in ks], lams=REAL["knn_lambdas"], **kw)}
             for d in ("mog8", "ckb8")}
 
 
@@ -687,7 +691,8 @@ def _namespace():
 
     return SimpleNamespace(SIGMA_C=REAL["sigma_c"], LAMBDAS=REAL["lambdas"], KNN_K=REAL["knn_k"],
                            KNN_LAMBDAS=REAL["knn_lambdas"], SIGMA_A=0.1, R=8, STATISTICS=STATS,
-                           STAT_SHORT=S.STAT_SHORT, FAMILY_LABELS=S.FAMILY_LABELS, claim_verdict=S.claim_verdict)
+                           STAT_SHORT={s: STATISTICS[s].label for s in STATS}, FAMILY_LABELS=S.FAMILY_LABELS,
+                           claim_verdict=S.claim_verdict)
 
 
 def _same(old_rows, old_glue, new_claims, prefix):
@@ -722,8 +727,8 @@ def test_q3_kbc_knn_counts_a_gap_of_exactly_the_tolerance_as_within():
     # 0.8 - 0.7 is 0.10000000000000009 in floating point; the rule "at most 0.1" must count it
     from gendel.claims.deletion_test import q3_kbc_knn
 
-    kbc, knn = {"mog8": {"LR": [[0.8, 0.8]]}}, {"mog8": {"LR": [[0.7]]}}
+    kbc, knn = {"mog8": {"lr": [[0.8, 0.8]]}}, {"mog8": {"lr": [[0.7]]}}
     c = q3_kbc_knn(kbc, knn, lambdas=(0.8,), knn_lambdas=(0.8,))
     assert c.verdict == "holds" and "within 0.1 at 1/1" in c.numbers
-    c = q3_kbc_knn({"mog8": {"LR": [[0.81, 0.81]]}}, knn, lambdas=(0.8,), knn_lambdas=(0.8,))
+    c = q3_kbc_knn({"mog8": {"lr": [[0.81, 0.81]]}}, knn, lambdas=(0.8,), knn_lambdas=(0.8,))
     assert c.verdict == "does not hold"

@@ -25,7 +25,7 @@ class FakeSweep:
     def __init__(self, lams, table):
         self.lams, self.table, self.results = tuple(lams), table, []
 
-    def ks(self, question, stat="LR"):
+    def ks(self, question, stat="lr"):
         return np.asarray(self.table[stat], dtype=float)
 
 
@@ -34,11 +34,11 @@ def _sweeps(ckb_scale=1.5):
     dist = np.abs(np.array(SIGMA_C) - 0.1)[None, :]
     lam = np.array(LAMBDAS)[:, None]
     base = 2 * dist * (1.2 - lam)                      # 0 at sigma_A, larger for smaller lambda
-    order = {"LR": 1.0, "log": 0.9, "tlogt": 0.8, "hellinger": 1.1}
+    order = {"lr": 1.0, "asc-log": 0.9, "asc-tlogt": 0.8, "asc-hellinger": 1.1}
     out = {}
     for d, scale in (("mog8", 1.0), ("ckb8", ckb_scale)):
         kbc = {s: scale * f * base for s, f in order.items()}
-        knn = {"LR": scale * np.full((len(LAMBDAS), len(KNN_K)), 0.05)}
+        knn = {"lr": scale * np.full((len(LAMBDAS), len(KNN_K)), 0.05)}
         out[d] = {"kbc": FakeSweep(LAMBDAS, kbc), "knn": FakeSweep(LAMBDAS, knn)}
     return out
 

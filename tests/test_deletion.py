@@ -14,7 +14,7 @@ from scipy import stats as sps
 
 from gendel.core.deletion import ApproximateDeletion
 from gendel.core.dre import ExactKDERatio, KernelClassifierDRE, KNNClassifierDRE
-from gendel.synthetic.experiments import setup
+from gendel.synthetic.protocol import Protocol, setup
 from gendel.core.models import KDE
 
 Z = 5.0
@@ -38,7 +38,7 @@ def projection_pvalues(S, centres, sigma):
 
 @pytest.fixture(scope="module")
 def mog8_deletion():
-    X, deleted, exact = setup("mog8", 0.3, N=400, sigma_a=0.1, seed=1)
+    X, deleted, exact = setup(Protocol("mog8", lam=0.3, N=400, sigma_a=0.1, seed=1))
     return X, deleted, exact
 
 
@@ -85,7 +85,7 @@ def test_larger_bound_keeps_the_distribution_and_lowers_the_rate(mog8_deletion):
 @pytest.mark.parametrize("make", [lambda: KNNClassifierDRE(k=5), lambda: KernelClassifierDRE(bandwidth=0.05)], ids=["knn5", "kbc0.05"])
 def test_classifier_dres_never_report_exceeding_their_own_bound(make, seed):
     # Where f = 0 a classifier DRE equals N / (N - N') exactly; log(B) may round one ulp below it.
-    X, deleted, exact = setup("mog8", 0.5, N=400, seed=seed)
+    X, deleted, exact = setup(Protocol("mog8", lam=0.5, N=400, seed=seed))
     sampler = ApproximateDeletion(exact.pretrained_, make().fit(X, deleted))
     sampler.sample(2000, rng=np.random.default_rng(seed))
     assert sampler.bound_exceeded_ == 0.0
@@ -206,7 +206,7 @@ def test_unfitted_dre_and_nan_ratios_are_refused(mog8_deletion):
 
 def test_alg1_on_ckb8_follows_the_retrained_kde():
     # The same check on CKB-8 (uniform squares): x and y projections.
-    X, deleted, exact = setup("ckb8", 0.3, N=400, sigma_a=0.1, seed=2)
+    X, deleted, exact = setup(Protocol("ckb8", lam=0.3, N=400, sigma_a=0.1, seed=2))
     S = ApproximateDeletion(exact.pretrained_, exact).sample(5000, rng=np.random.default_rng(11))
     assert projection_pvalues(S, X[~deleted], 0.1).min() > FAMILY_LEVEL / len(ANGLES)
     assert projection_pvalues(S, X, 0.1).min() < FAMILY_LEVEL / len(ANGLES)

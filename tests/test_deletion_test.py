@@ -11,7 +11,7 @@ at a stated level:
   value is random too. Under H0 the size given the null is Beta(k, n_null + 1 - k),
   k = floor(alpha (n_null + 1)), so the count is Beta-binomial; that law gives the band.
 
-The setting is MoG-8 (``experiments.setup``) with sigma_A = 0.1. The KBC DRE with
+The setting is MoG-8 (``gendel.synthetic.protocol.setup``) with sigma_A = 0.1. The KBC DRE with
 sigma_C = sigma_A = 0.1 is the exact ratio of the two KDEs (Example 1), so H1' is the
 re-trained KDE ``exact.retrained_``.
 """
@@ -28,7 +28,7 @@ from scipy import stats as sps
 import gendel.deletion_test.decision as deletion_test
 from gendel.deletion_test.decision import STATISTICS, DeletionTest, monte_carlo_p_values
 from gendel.core.dre import KernelClassifierDRE
-from gendel.synthetic.experiments import setup
+from gendel.synthetic.protocol import Protocol, setup
 from gendel.deletion_test.stats import mmd2_unbiased, psi
 
 ALPHA = 0.05
@@ -64,7 +64,7 @@ class RecordingModel:
 @pytest.fixture(scope="module")
 def mog8():
     """MoG-8, lambda = 0.7, N = 400: (X, deleted, exact ratio, KBC DRE with sigma_C = 0.1)."""
-    X, deleted, exact = setup("mog8", 0.7)
+    X, deleted, exact = setup(Protocol("mog8", lam=0.7))
     return X, deleted, exact, KernelClassifierDRE(bandwidth=0.1).fit(X, deleted)
 
 
@@ -130,7 +130,7 @@ N_NULL_POWER, N_REP_POWER = 300, 200
 @pytest.fixture(scope="module")
 def mog8_half():
     """MoG-8, lambda = 0.5: half of the re-weighted clusters' points deleted."""
-    X, deleted, exact = setup("mog8", 0.5)
+    X, deleted, exact = setup(Protocol("mog8", lam=0.5))
     return exact, KernelClassifierDRE(bandwidth=0.1).fit(X, deleted)
 
 

@@ -8,22 +8,17 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from gendel.synthetic import experiments
 from gendel.core.deletion import ApproximateDeletion
 from gendel.core.dre import ExactKDERatio, KernelClassifierDRE, KNNClassifierDRE, make_dre
-from gendel.synthetic.experiments import (
-    KEYS,
-    PAPER_SETTINGS,
-    QUESTIONS,
-    STATISTICS,
-    cached_synthetic_statistics,
-    evaluate_on_grid,
-    setup,
-    sweep,
-    synthetic_statistics,
-)
-from gendel.synthetic.protocol import Protocol, proposals, shared
+from gendel.synthetic.experiments import evaluate_on_grid, ratio_maps, sweep, synthetic_statistics
+from gendel.synthetic.protocol import KEYS, PAPER, QUESTIONS, Protocol, proposals, setup, shared
+from gendel.synthetic.protocol import RATIO_STATISTICS as STATISTICS
 from gendel.deletion_test.stats import asc, ks_statistic, likelihood_ratio
+
+
+def cached(protocol, dre, **kw):
+    """One run through the disk cache of :func:`sweep`."""
+    return sweep(protocol, [dre], progress=False, **kw).results[0][0]
 
 SMALL = dict(N=200, m=100, R=60)
 
@@ -37,12 +32,12 @@ def assert_same_values(a, b):
 
 
 def test_paper_settings_are_the_defaults():
-    # §5.1: N = m = 400, R = 250, sigma_A = 0.1; a setting left out of a call takes them.
-    p = Protocol("mog8", 0.5)
+    # §5.1: N = m = 400, R = 250, sigma_A = 0.1; a setting left out of a protocol takes them.
+    p = Protocol("mog8", lam=0.5)
     assert (p.N, p.m, p.R, p.sigma_a) == (400, 400, 250, 0.1)
-    assert PAPER_SETTINGS == dict(N=400, m=400, R=250, sigma_a=0.1, seed=0)
-    params = inspect.signature(synthetic_statistics).parameters
-    assert all(params[k].default is None for k in ("N", "m", "R", "sigma_a", "seed"))
+    assert PAPER.settings() == dict(dataset="mog8", lam=0.8, N=400, m=400, R=250, sigma_a=0.1, seed=0)
+    # one calling convention: every run takes a Protocol and the DRE, nothing else
+    assert list(inspect.signature(synthetic_statistics).parameters) == ["protocol", "dre"]
 
 
 def test_questions_compare_what_section_5_1_compares():
@@ -58,7 +53,7 @@ def test_questions_compare_what_section_5_1_compares():
 def test_values_are_lr_and_asc_on_the_sample_sets():
     # Recompute the statistics from the shared sample sets Y_hat, Y_H0, Y_H1 of the run.
     N, m, R = SMALL["N"], SMALL["m"], SMALL["R"]
-    r = synthetic_statistics("mog8", 0.5, KNNClassifierDRE(k=5), seed=11, **SMALL)
+    r = synthetic_statistics(Protocol("mog8", lam=0.5, seed=11, **SMALL), KNNClassifierDRE(k=5))
     _, _, exact, samples, _, _ = shared(Protocol("mog8", 0.5, N=N, m=m, R=R, sigma_a=0.1, seed=11))
     ratios = {"exact": exact, "dre": r.dre}
     for key in ("H0", "H1"):
@@ -67,12 +62,13 @@ def test_values_are_lr_and_asc_on_the_sample_sets():
             log_yhat = rho.log_ratio(samples["Yhat"]).reshape(R, m)
             # The run evaluates all points at once: the same sums up to rounding.
             np.testing.assert_allclose(r.lr[key, which], likelihood_ratio(log_y), rtol=0, atol=1e-12)
-            for phi in STATISTICS[1:]:
-                np.testing.assert_allclose(r.values[phi][key, which], asc(log_yhat, log_y, phi), rtol=0, atol=1e-12)
+            for phi in ("log", "tlogt", "hellinger"):
+                np.testing.assert_allclose(r.values[f"asc-{phi}"][key, which], asc(log_yhat, log_y, phi), rtol=0,
+                                           atol=1e-12)
 
 
 def test_result_structure_and_ks_values_are_those_of_the_questions():
-    r = synthetic_statistics("mog8", 0.5, KNNClassifierDRE(k=5), seed=1, **SMALL)
+    r = synthetic_statistics(Protocol("mog8", lam=0.5, seed=1, **SMALL), KNNClassifierDRE(k=5))
     assert set(r.values) == set(STATISTICS)
     for stat in STATISTICS:
         assert set(r.values[stat]) == set(KEYS)
@@ -83,24 +79,24 @@ def test_result_structure_and_ks_values_are_those_of_the_questions():
         a, b = QUESTIONS[q]
         assert value == ks_statistic(r.values[stat][a], r.values[stat][b])
     assert set(r.ks) == {(q, s) for q in QUESTIONS for s in STATISTICS}
-    assert r.lr is r.values["LR"] and r.asc("tlogt") is r.values["tlogt"]
+    assert r.lr is r.values["lr"] and set(STATISTICS) == {"lr", "asc-log", "asc-tlogt", "asc-hellinger"}
     assert r.settings["lam"] == 0.5 and r.settings["seed"] == 1 and r.settings["N"] == SMALL["N"]
     assert r.dre.n_deleted_ == r.n_deleted
 
 
 def test_deterministic_for_a_seed():
-    args = ("mog8", 0.6, KernelClassifierDRE(bandwidth=0.2))
-    a = synthetic_statistics(*args, seed=3, **SMALL)
+    p, dre = Protocol("mog8", lam=0.6, seed=3, **SMALL), KernelClassifierDRE(bandwidth=0.2)
+    a = synthetic_statistics(p, dre)
     shared.cache_clear()  # recompute the shared samples from scratch
-    b = synthetic_statistics(*args, seed=3, **SMALL)
+    b = synthetic_statistics(p, dre)
     assert_same_values(a, b)
-    c = synthetic_statistics(*args, seed=4, **SMALL)
-    assert not np.array_equal(a.values["LR"]["H0", "exact"], c.values["LR"]["H0", "exact"])
+    c = synthetic_statistics(p.replace(seed=4), dre)
+    assert not np.array_equal(a.values["lr"]["H0", "exact"], c.values["lr"]["H0", "exact"])
 
 
 def test_does_not_modify_the_dre_passed_in():
     dre = KernelClassifierDRE(bandwidth=0.1)
-    r = synthetic_statistics("ckb8", 0.5, dre, seed=0, **SMALL)
+    r = synthetic_statistics(Protocol("ckb8", lam=0.5, seed=0, **SMALL), dre)
     assert not hasattr(dre, "_fitted") and r.dre is not dre
 
 
@@ -109,7 +105,7 @@ def test_q1_ks_vanishes_for_kbc_with_sigma_c_equal_sigma_a(dataset):
     # rho_hat_E = rho_hat up to rounding, so the two samples of statistics coincide:
     # their empirical CDFs differ by at most one step 1/R.
     R = SMALL["R"]
-    r = synthetic_statistics(dataset, 0.5, KernelClassifierDRE(bandwidth=0.1), sigma_a=0.1, seed=2, **SMALL)
+    r = synthetic_statistics(Protocol(dataset, lam=0.5, sigma_a=0.1, seed=2, **SMALL), KernelClassifierDRE(bandwidth=0.1))
     for stat in STATISTICS:
         np.testing.assert_allclose(r.values[stat]["H0", "dre"], r.values[stat]["H0", "exact"], rtol=0, atol=1e-9)
         assert r.ks["Q1", stat] <= 1 / R + 1e-12
@@ -118,19 +114,19 @@ def test_q1_ks_vanishes_for_kbc_with_sigma_c_equal_sigma_a(dataset):
 def test_common_random_numbers_across_dres():
     # Two DREs on one seed see the same X, X', Y_hat, Y_H0, Y_H1: every statistic that uses the
     # exact ratio on those samples is identical; Y_D depends on the DRE.
-    a = synthetic_statistics("mog8", 0.5, KernelClassifierDRE(bandwidth=0.1), seed=5, **SMALL)
-    b = synthetic_statistics("mog8", 0.5, KNNClassifierDRE(k=10), seed=5, **SMALL)
+    a = synthetic_statistics(Protocol("mog8", lam=0.5, seed=5, **SMALL), KernelClassifierDRE(bandwidth=0.1))
+    b = synthetic_statistics(Protocol("mog8", lam=0.5, seed=5, **SMALL), KNNClassifierDRE(k=10))
     for stat in STATISTICS:
         for key in (("H0", "exact"), ("H1", "exact")):
             np.testing.assert_array_equal(a.values[stat][key], b.values[stat][key])
     assert a.n_deleted == b.n_deleted
-    assert not np.array_equal(a.values["LR"]["D", "exact"], b.values["LR"]["D", "exact"])
-    assert not np.array_equal(a.values["LR"]["H0", "dre"], b.values["LR"]["H0", "dre"])
+    assert not np.array_equal(a.values["lr"]["D", "exact"], b.values["lr"]["D", "exact"])
+    assert not np.array_equal(a.values["lr"]["H0", "dre"], b.values["lr"]["H0", "dre"])
 
 
 @pytest.fixture(scope="module")
 def exact_run():
-    return synthetic_statistics("mog8", 0.5, ExactKDERatio(bandwidth=0.1), N=400, m=100, R=200, seed=6)
+    return synthetic_statistics(Protocol("mog8", lam=0.5, N=400, m=100, R=200, seed=6), ExactKDERatio(bandwidth=0.1))
 
 
 def test_q2_with_the_exact_ratio_is_consistent_with_no_difference(exact_run):
@@ -159,8 +155,8 @@ def test_q3_separates_h0_and_h1_with_the_exact_ratio(exact_run):
 
 
 def test_setup_is_what_the_protocol_uses():
-    X, deleted, exact = setup("ckb8", 0.4, N=150, sigma_a=0.1, seed=7)
-    r = synthetic_statistics("ckb8", 0.4, ExactKDERatio(bandwidth=0.1), N=150, m=50, R=20, seed=7)
+    X, deleted, exact = setup(Protocol("ckb8", lam=0.4, N=150, sigma_a=0.1, seed=7))
+    r = synthetic_statistics(Protocol("ckb8", lam=0.4, N=150, m=50, R=20, seed=7), ExactKDERatio(bandwidth=0.1))
     assert r.n_deleted == deleted.sum()
     np.testing.assert_array_equal(r.dre.pretrained_.X_, exact.pretrained_.X_)
     np.testing.assert_array_equal(r.dre.retrained_.X_, X[~deleted])
@@ -168,38 +164,58 @@ def test_setup_is_what_the_protocol_uses():
 
 def test_cached_and_uncached_results_are_identical(tmp_path, monkeypatch):
     monkeypatch.setenv("GENDEL_CACHE_DIR", str(tmp_path))
-    args = ("ckb8", 0.7, KNNClassifierDRE(k=5))
-    first = cached_synthetic_statistics(*args, seed=8, **SMALL)  # computes and stores
+    p, dre = Protocol("ckb8", lam=0.7, seed=8, **SMALL), KNNClassifierDRE(k=5)
+    first = cached(p, dre)  # computes and stores
     files = list(tmp_path.rglob("*.npz"))
     assert len(files) == 1
-    loaded = cached_synthetic_statistics(*args, seed=8, **SMALL)  # loads
+    loaded = cached(p, dre)  # loads
     assert loaded.dre is None and first.dre is not None
-    fresh = synthetic_statistics(*args, seed=8, **SMALL)
+    fresh = synthetic_statistics(p, dre)
     assert_same_values(first, loaded)
     assert_same_values(fresh, loaded)
     # Another configuration gets another file; cache=False writes nothing.
-    cached_synthetic_statistics(*args, seed=9, **SMALL)
-    cached_synthetic_statistics(*args, seed=10, cache=False, **SMALL)
+    cached(p.replace(seed=9), dre)
+    cached(p.replace(seed=10), dre, cache=False)
     assert len(list(tmp_path.rglob("*.npz"))) == 2
 
 
 def test_sweep_shapes_labels_and_cells(tmp_path, monkeypatch):
     monkeypatch.setenv("GENDEL_CACHE_DIR", str(tmp_path))
     lams, dres = (0.9, 0.6), [KernelClassifierDRE(bandwidth=0.1), KNNClassifierDRE(k=5), KernelClassifierDRE(bandwidth=0.3)]
-    s = sweep("mog8", lams, dres, labels=("kbc 0.1", "knn 5", "kbc 0.3"), seed=0, progress=False, **SMALL)
+    s = sweep(Protocol("mog8", seed=0, **SMALL), dres, lams=lams, labels=("kbc 0.1", "knn 5", "kbc 0.3"), progress=False)
     assert s.lams == lams and s.labels == ("kbc 0.1", "knn 5", "kbc 0.3")
     assert len(s.results) == 2 and all(len(row) == 3 for row in s.results)
     for q in QUESTIONS:
         for stat in STATISTICS:
             assert s.ks(q, stat).shape == (2, 3)
-    cell = synthetic_statistics("mog8", 0.6, KNNClassifierDRE(k=5), seed=0, **SMALL)
+    cell = synthetic_statistics(Protocol("mog8", lam=0.6, seed=0, **SMALL), KNNClassifierDRE(k=5))
     assert_same_values(s.results[1][1], cell)
-    assert s.ks("Q1", "LR")[1, 1] == cell.ks["Q1", "LR"]
+    assert s.ks("Q1", "lr")[1, 1] == cell.ks["Q1", "lr"]
     assert s.results[0][2].settings["lam"] == 0.9
     assert len(list(tmp_path.rglob("*.npz"))) == 6  # one file per cell
-    again = sweep("mog8", lams, dres, seed=0, progress=False, **SMALL)  # from the cache
-    np.testing.assert_array_equal(again.ks("Q3", "hellinger"), s.ks("Q3", "hellinger"))
-    assert again.labels == tuple(repr(d) for d in dres)
+    again = sweep(Protocol("mog8", seed=0, **SMALL), dres, lams=lams, progress=False)  # from the cache
+    np.testing.assert_array_equal(again.ks("Q3", "asc-hellinger"), s.ks("Q3", "asc-hellinger"))
+    assert again.labels == ("0.1", "5", "0.3")  # the hyper-parameters, read from DRE_CHOICES
+    assert again.dres == tuple(dres) and again.family is None  # two families: no common hyper-parameter
+    with pytest.raises(ValueError, match="no common hyper-parameter"):
+        again.params
+
+
+def test_ratio_maps_are_the_fitted_ratios_on_the_grid():
+    p = Protocol("ckb8", N=120)
+    dres = [make_dre("kbc", 0.06), make_dre("knn", 7)]
+    maps = ratio_maps(p, dres, lams=(0.6, 0.9), resolution=9)
+    assert maps.ratios.shape == (2, 3, 9, 9) and maps.lams == (0.6, 0.9)
+    assert maps.labels == ("ρ̂ (exact)", "KBC, σ_C = 0.060", "kNN, k = 7")
+    for i, lam in enumerate(maps.lams):
+        X, deleted, exact = setup(p.replace(lam=lam))
+        _, _, Z = evaluate_on_grid(exact.ratio, (maps.xs[0], maps.xs[-1], maps.ys[0], maps.ys[-1]), 9)
+        np.testing.assert_array_equal(maps.at(lam)[0], Z)
+        for j, dre in enumerate(dres):
+            _, _, Z = evaluate_on_grid(copy.deepcopy(dre).fit(X, deleted).ratio,
+                                       (maps.xs[0], maps.xs[-1], maps.ys[0], maps.ys[-1]), 9)
+            np.testing.assert_array_equal(maps.ratios[i, 1 + j], Z)
+    assert not hasattr(dres[0], "_fitted")  # the DREs passed in stay unfitted
 
 
 def test_evaluate_on_grid_orientation():
@@ -212,18 +228,18 @@ def test_evaluate_on_grid_orientation():
 
 def test_mog8_variance_option_changes_the_data_and_is_refused_for_ckb8():
     # variance=None is the literal reading 0.1; 0.01 is "0.1 is the standard deviation".
-    X_default, _, _ = experiments.setup("mog8", 0.8, seed=3)
-    X_01, _, _ = experiments.setup("mog8", 0.8, seed=3, variance=0.1)
-    X_001, _, _ = experiments.setup("mog8", 0.8, seed=3, variance=0.01)
+    X_default, _, _ = setup(Protocol("mog8", lam=0.8, seed=3))
+    X_01, _, _ = setup(Protocol("mog8", lam=0.8, seed=3, variance=0.1))
+    X_001, _, _ = setup(Protocol("mog8", lam=0.8, seed=3, variance=0.01))
     np.testing.assert_array_equal(X_default, X_01)
     # same component draws and noise, scaled: distances to the unit circle shrink by sqrt(10)
     r_01 = np.abs(np.linalg.norm(X_01, axis=1) - 1.0).mean()
     r_001 = np.abs(np.linalg.norm(X_001, axis=1) - 1.0).mean()
     assert r_001 < 0.5 * r_01
-    r = synthetic_statistics("mog8", 0.8, KNNClassifierDRE(k=5), seed=3, variance=0.01, **SMALL)
+    r = synthetic_statistics(Protocol("mog8", lam=0.8, seed=3, variance=0.01, **SMALL), KNNClassifierDRE(k=5))
     assert r.settings["variance"] == 0.01
     with pytest.raises(ValueError, match="MoG-8 component variance"):
-        synthetic_statistics("ckb8", 0.8, KNNClassifierDRE(k=5), variance=0.01, **SMALL)
+        synthetic_statistics(Protocol("ckb8", lam=0.8, variance=0.01, **SMALL), KNNClassifierDRE(k=5))
 
 
 def test_cached_shared_arrays_are_read_only():
@@ -235,15 +251,16 @@ def test_cached_shared_arrays_are_read_only():
 
 def test_cache_keys_come_from_the_settings_and_the_dre_parameters(tmp_path, monkeypatch):
     monkeypatch.setenv("GENDEL_CACHE_DIR", str(tmp_path))
-    r = cached_synthetic_statistics("mog8", 0.5, KNNClassifierDRE(k=5), N=np.int64(100), m=20, R=5, seed=np.int64(2))
+    r = cached(Protocol("mog8", lam=0.5, N=np.int64(100), m=20, R=5, seed=np.int64(2)), KNNClassifierDRE(k=5))
     assert r.settings["N"] == 100 and isinstance(r.settings["N"], int)
 
     class Anonymous(KNNClassifierDRE):
         __repr__ = object.__repr__
 
     # a repr with a memory address does not matter: the key is the class and get_params()
-    a = cached_synthetic_statistics("mog8", 0.5, Anonymous(k=5), N=100, m=20, R=5)
-    b = cached_synthetic_statistics("mog8", 0.5, Anonymous(k=5), N=100, m=20, R=5)
+    p = Protocol("mog8", lam=0.5, N=100, m=20, R=5)
+    a = cached(p, Anonymous(k=5))
+    b = cached(p, Anonymous(k=5))
     assert b.dre is None and a.ks == b.ks and b.protocol == a.protocol
 
     class NoParams:
@@ -254,7 +271,7 @@ def test_cache_keys_come_from_the_settings_and_the_dre_parameters(tmp_path, monk
             return np.zeros(len(Y))
 
     with pytest.raises(TypeError, match="get_params"):
-        cached_synthetic_statistics("mog8", 0.5, NoParams(), N=100, m=20, R=5)
+        cached(p, NoParams())
 
 
 def test_exact_ratio_q2_is_calibrated_over_seeds():
@@ -264,7 +281,7 @@ def test_exact_ratio_q2_is_calibrated_over_seeds():
     # at level 1e-3 fails only if the sampler (or the protocol) is biased.
     pvalues = []
     for seed in range(20):
-        r = synthetic_statistics("mog8", 0.5, KernelClassifierDRE(bandwidth=0.1), N=200, m=50, R=60, seed=seed)
+        r = synthetic_statistics(Protocol("mog8", lam=0.5, N=200, m=50, R=60, seed=seed), KernelClassifierDRE(bandwidth=0.1))
         pvalues.append(sps.ks_2samp(r.lr["H1", "exact"], r.lr["D", "exact"]).pvalue)
     assert sps.kstest(pvalues, "uniform").pvalue > 1e-3
 
@@ -287,9 +304,9 @@ def straightforward_run(p, dre):
         log[key, "dre"] = dre.log_ratio(samples[key]).reshape(p.R, p.m)
     yhat = {"exact": exact.log_ratio(samples["Yhat"]).reshape(p.R, p.m),
             "dre": dre.log_ratio(samples["Yhat"]).reshape(p.R, p.m)}
-    values = {"LR": {k: likelihood_ratio(log[k]) for k in KEYS}}
-    for phi in STATISTICS[1:]:
-        values[phi] = {k: asc(yhat[k[1]], log[k], phi) for k in KEYS}
+    values = {"lr": {k: likelihood_ratio(log[k]) for k in KEYS}}
+    for phi in ("log", "tlogt", "hellinger"):
+        values[f"asc-{phi}"] = {k: asc(yhat[k[1]], log[k], phi) for k in KEYS}
     ks = {(q, stat): ks_statistic(values[stat][a], values[stat][b]) for q, (a, b) in QUESTIONS.items()
           for stat in STATISTICS}
     return values, ks, sampler

@@ -14,16 +14,17 @@ from sklearn.linear_model import LogisticRegression
 from conftest import trace_array
 from gendel.core import dre as D
 from gendel.synthetic import experiments
+from gendel.synthetic.protocol import Protocol, setup
 from gendel.panels.base import Panel
-from gendel.panels.explorer_state import (DEFAULTS, DRES, ERROR_LIMITS, ExplorerState, describe_dre, make_dre,
-                             validate_settings)
+from gendel.panels.explorer_state import (DEFAULTS, DRES, ERROR_LIMITS, ExplorerState, describe_dre, dre_value,
+                                          validate_settings)
 
 SMALL = dict(N=60, m=40, resolution=24, R=25)  # a quick state: 24 x 24 grid, 25 repeats
 
 
 def direct_setup(state):
     s = state.settings
-    return experiments.setup(s["dataset"], s["lam"], N=state.N, sigma_a=s["sigma_a"], seed=s["seed"])
+    return setup(Protocol(s["dataset"], lam=s["lam"], N=state.N, sigma_a=s["sigma_a"], seed=s["seed"]))
 
 
 # ------------------------------------------------------------------------------------------
@@ -97,8 +98,7 @@ def test_clipped_error_is_finite_and_within_the_colour_limits():
 
 def test_statistics_equal_synthetic_statistics(state):
     state.set(dre="knn", k=4, lam=0.65)
-    direct = experiments.synthetic_statistics("mog8", 0.65, D.KNNClassifierDRE(k=4), N=60, m=40, R=25,
-                                              sigma_a=0.1, seed=0)
+    direct = experiments.synthetic_statistics(Protocol("mog8", lam=0.65, N=60, m=40, R=25, sigma_a=0.1, seed=0), D.KNNClassifierDRE(k=4))
     result = state.statistics()
     assert result.ks == direct.ks
     assert state.has_statistics()
@@ -129,7 +129,8 @@ def test_a_dre_move_reuses_the_samples_of_the_ks_run(state):
     for change in (dict(sigma_c=0.12), dict(dre="knn", k=7), dict(dre="logreg")):
         result = state.set(**change).statistics()
         s = state.settings
-        direct = experiments.synthetic_statistics(state.protocol, make_dre(s["dre"], sigma_c=s["sigma_c"], k=s["k"]))
+        direct = experiments.synthetic_statistics(state.protocol,
+                                                  D.make_dre(s["dre"], dre_value(s["dre"], sigma_c=s["sigma_c"], k=s["k"])))
         assert result.ks == direct.ks
     # Y_hat, Y_H0, Y_H1, Alg. 1's first proposals and rho_hat on them were drawn and evaluated once
     assert protocol.shared.cache_info().misses == shared and protocol.proposals.cache_info().misses == first
@@ -172,10 +173,13 @@ def test_make_and_describe_dre_follow_the_table():
     assert DRES == {kind: choice.label for kind, choice in D.DRE_CHOICES.items()}
     for kind, choice in D.DRE_CHOICES.items():
         value = {"sigma_c": 0.07, "k": 12, None: None}[choice.param]
-        assert repr(make_dre(kind, sigma_c=0.07, k=12)) == repr(D.make_dre(kind, value))
+        assert dre_value(kind, sigma_c=0.07, k=12) == value
         assert describe_dre(kind, sigma_c=0.07, k=12) == choice.describe(value)
+        assert D.dre_family(D.make_dre(kind, value)) == kind and choice.value_of(D.make_dre(kind, value)) == value
     with pytest.raises(ValueError, match="dre must be one of"):
-        make_dre("svm")
+        dre_value("svm")
+    with pytest.raises(ValueError, match="dre must be one of"):
+        D.make_dre("svm")
     assert validate_settings(DEFAULTS) == DEFAULTS
 
 

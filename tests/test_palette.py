@@ -115,10 +115,9 @@ def _alpha(fill):
 @pytest.fixture(scope="module")
 def small_kbc():
     from gendel.core.dre import make_dre
-    from gendel.synthetic.experiments import sweep
+    from gendel.synthetic.experiments import Protocol, sweep
 
-    return sweep("mog8", [0.6, 0.8], [make_dre("kbc", s) for s in (0.075, 0.1)], labels=["0.075", "0.1"],
-                 N=60, m=20, R=12, cache=False, progress=False)
+    return sweep(Protocol("mog8", N=60, m=20, R=12), [make_dre("kbc", s) for s in (0.075, 0.1)], lams=[0.6, 0.8], labels=["0.075", "0.1"], cache=False, progress=False)
 
 
 @pytest.mark.parametrize("question", ["Q1", "Q2", "Q3"])
@@ -141,7 +140,7 @@ def test_ks_violins_fill_one_side_only_and_show_both_ends(small_kbc, question):
         for i, lam in enumerate(small_kbc.lams):
             lo, hi = layout[f"xaxis{i + 2}.range"]
             for key in QUESTIONS[question]:
-                v = small_kbc.results[i][j].values["LR"][key]
+                v = small_kbc.results[i][j].values["lr"][key]
                 v = v[np.isfinite(v)]
                 h = _plotly_bandwidth(v)
                 assert lo < v.min() - 2 * h and hi > v.max() + 2 * h

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from gendel.synthetic import experiments
+from gendel.synthetic.protocol import Protocol, setup
 from gendel.deletion_test.decision import STATISTICS, DeletionTest, PowerResult, monte_carlo_p_values
 from gendel.plotting import deletion_test as P
 
@@ -44,7 +45,7 @@ def gaussian():
 @pytest.fixture(scope="module")
 def small_tests():
     """Two real tests on MoG-8 (LR rejects large values, ASC Hellinger small ones) and their power."""
-    _, _, exact = experiments.setup("mog8", 0.5)
+    _, _, exact = setup(Protocol("mog8", lam=0.5))
     out = {}
     for i, statistic in enumerate(("lr", "asc-hellinger")):
         test = DeletionTest(exact.pretrained_, exact, statistic=statistic, n_null=99, rng=10 + i, n_pilot=2000)

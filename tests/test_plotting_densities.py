@@ -15,7 +15,10 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from gendel.synthetic.experiments import QUESTIONS, STATISTICS, Sweep, SyntheticStatistics
+from gendel.core.dre import make_dre
+from gendel.synthetic.experiments import Sweep, SyntheticStatistics
+from gendel.synthetic.protocol import QUESTIONS
+from gendel.synthetic.protocol import RATIO_STATISTICS as STATISTICS
 from gendel.plotting import synthetic as S
 
 #: The book's settings: R = 250 repeats, 9 KBC bandwidths over 5 lambdas, 4 kNN k over 4 lambdas.
@@ -24,7 +27,7 @@ KBC_LABELS = ("0.05", "0.0625", "0.075", "0.0875", "0.1", "0.1125", "0.125", "0.
 KNN_LABELS = ("5", "10", "20", "50")
 KBC_LAMS = (0.5, 0.6, 0.7, 0.8, 0.9)
 KNN_LAMS = (0.6, 0.7, 0.8, 0.9)
-STATS = ("LR", "tlogt")
+STATS = ("lr", "asc-tlogt")
 #: Characters of figure JSON per figure at the book's settings (the page shows four such figures
 #: and must stay under 1 MB of HTML).
 SIZE_BUDGET = 150_000
@@ -55,7 +58,8 @@ def fake_sweep(family, labels, lams, seed, *, outlier=False, log_spread=False):
             settings = dict(dataset="mog8", lam=lam, N=400, m=400, R=R, sigma_a=0.1, seed=0, dre=dre)
             row.append(SyntheticStatistics(settings, values, ks, 80, 0.8))
         results.append(row)
-    return Sweep(tuple(lams), tuple(labels), results)
+    dres = tuple(make_dre(family, float(v) if family == "kbc" else int(v)) for v in labels)
+    return Sweep(tuple(lams), tuple(labels), results, dres)
 
 
 def book_sweeps(**kw):
@@ -154,7 +158,7 @@ def test_log_panels_draw_log10_values_with_value_ticks():
         assert np.allclose(ax.tickvals, np.log10([float(t) for t in ax.ticktext]), atol=1e-5)
     # the drawn density is the KDE of log10 of the samples: its mean is their mean
     k, i, x, h, _ = curves(fig)[0]
-    v = np.log10(sweeps["knn"].results[0][0].values["LR"][QUESTIONS["Q2"][0]])
+    v = np.log10(sweeps["knn"].results[0][0].values["lr"][QUESTIONS["Q2"][0]])
     assert abs(np.sum(x * h) / np.sum(h) - v.mean()) < 0.05 * v.std()
 
 

@@ -7,6 +7,7 @@ import plotly.graph_objects as go
 import pytest
 
 from gendel.synthetic import data, experiments
+from gendel.synthetic.protocol import Protocol, setup
 from gendel.core import dre
 from gendel.plotting.framework import (
     SECTOR_LABELS,
@@ -73,7 +74,7 @@ def test_sector_rejects_wrong_dimension():
 
 @pytest.fixture(scope="module")
 def mog8_setup():
-    return experiments.setup("mog8", 0.6, N=200, sigma_a=0.1, seed=0)
+    return setup(Protocol("mog8", lam=0.6, N=200, sigma_a=0.1, seed=0))
 
 
 def test_rejection_sampling_figure_structure(mog8_setup):

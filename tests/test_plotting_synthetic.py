@@ -11,12 +11,14 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from gendel.core.dre import ExactKDERatio, KernelClassifierDRE, KNNClassifierDRE
+from gendel.core.dre import KernelClassifierDRE, KNNClassifierDRE, make_dre
 from gendel.synthetic import experiments as E
-from gendel.synthetic.experiments import QUESTIONS, setup, sweep
+from gendel.synthetic.experiments import ratio_maps, sweep
+from gendel.synthetic.protocol import QUESTIONS, Protocol, setup
 from gendel.plotting import synthetic as S
 
-SMALL = dict(N=80, m=30, R=12, sigma_a=0.1, seed=3, cache=False, progress=False)
+SMALL = dict(N=80, m=30, R=12, sigma_a=0.1, seed=3)
+RUN = dict(cache=False, progress=False)
 SIGMAS = (0.075, 0.1, 0.125)
 KS_ = (3, 6)
 LAMS = (0.6, 0.8)
@@ -24,13 +26,12 @@ LAMS = (0.6, 0.8)
 
 @pytest.fixture(scope="module")
 def kbc():
-    return sweep("mog8", LAMS, [KernelClassifierDRE(bandwidth=s) for s in SIGMAS], labels=[f"{s:g}" for s in SIGMAS],
-                 **SMALL)
+    return sweep(Protocol("mog8", **SMALL), [KernelClassifierDRE(bandwidth=s) for s in SIGMAS], lams=LAMS, **RUN)
 
 
 @pytest.fixture(scope="module")
 def knn():
-    return sweep("mog8", LAMS, [KNNClassifierDRE(k=k) for k in KS_], labels=[str(k) for k in KS_], **SMALL)
+    return sweep(Protocol("mog8", **SMALL), [KNNClassifierDRE(k=k) for k in KS_], lams=LAMS, **RUN)
 
 
 def decode(spec):
@@ -67,9 +68,9 @@ def check_slider_labels(fig, values, prefix):
 
 
 def test_ratio_maps_slider_steps_hold_the_maps_of_each_lambda():
-    dres = {"KBC 0.1": lambda: KernelClassifierDRE(bandwidth=0.1), "kNN 5": lambda: KNNClassifierDRE(k=5)}
     lams = (0.6, 0.9)
-    fig = S.ratio_maps_figure("mog8", lams=lams, dres=dres, initial_lam=0.9, N=80, resolution=12)
+    maps = ratio_maps(Protocol("mog8", N=80), [make_dre("kbc", 0.1), make_dre("knn", 5)], lams=lams, resolution=12)
+    fig = S.ratio_maps_figure(maps, initial_lam=0.9)
     assert len(fig.data) == 3 and all(isinstance(t, go.Heatmap) for t in fig.data)
     check_slider_labels(fig, lams, "λ = ")
     assert slider(fig).active == 1
@@ -82,7 +83,7 @@ def test_ratio_maps_slider_steps_hold_the_maps_of_each_lambda():
     for maps in z:
         assert np.array_equal(maps[0], maps[1])
     # panel (a) is the exact ratio, coded on [0, RATIO_ZMAX]
-    X, deleted, exact = setup("mog8", 0.6, N=80, seed=0)
+    X, deleted, exact = setup(Protocol("mog8", lam=0.6, N=80, seed=0))
     ratio = np.exp(E.evaluate_on_grid(exact.log_ratio, S.EXTENT["mog8"], 12)[2])
     np.testing.assert_allclose(z[0][0] / S._LEVELS * S.RATIO_ZMAX, ratio, atol=S.RATIO_ZMAX / S._LEVELS)
     assert all(t for t in axis_titles(fig).values())
@@ -91,7 +92,8 @@ def test_ratio_maps_slider_steps_hold_the_maps_of_each_lambda():
 def test_bandwidth_maps_bottom_row_follows_sigma_and_matches_top_row_at_sigma_a():
     sigmas = (0.05, 0.1, 0.2)
     lams = (0.6, 0.8)
-    fig = S.bandwidth_maps_figure("ckb8", lams=lams, sigmas=sigmas, initial_sigma=0.05, N=80, resolution=10)
+    maps = ratio_maps(Protocol("ckb8", N=80), [make_dre("kbc", s) for s in sigmas], lams=lams, resolution=10)
+    fig = S.bandwidth_maps_figure(maps, initial_sigma=0.05)
     assert len(fig.data) == 2 * len(lams)
     check_slider_labels(fig, sigmas, "σ<sub>C</sub> = ")
     top = [np.asarray(fig.data[i].z) for i in range(len(lams))]
@@ -108,11 +110,12 @@ def test_bandwidth_maps_bottom_row_follows_sigma_and_matches_top_row_at_sigma_a(
 
 
 def test_setup_figure_shows_the_protocol_data():
-    fig = S.setup_figure("mog8", lam=0.7, N=80, resolution=20)
+    p = Protocol("mog8", lam=0.7, N=80)
+    X, deleted, exact = setup(p)
+    fig = S.setup_figure(p, X, deleted, exact, resolution=20)
     heat = [t for t in fig.data if isinstance(t, go.Heatmap)]
     dots = [t for t in fig.data if isinstance(t, go.Scatter)]
     assert len(heat) == 5 and len(dots) == 2
-    X, deleted, _ = setup("mog8", 0.7, N=80, seed=0)
     assert sorted(len(t.x) for t in dots) == sorted([int(deleted.sum()), int((~deleted).sum())])
     assert fig.layout.coloraxis.colorbar.title.text
     assert all(t for t in axis_titles(fig).values())
@@ -136,12 +139,12 @@ def test_true_densities_integrate_to_one_over_the_window(dataset):
 
 @pytest.mark.parametrize("question", ["Q1", "Q2", "Q3"])
 def test_ks_curve_slider_moves_markers_to_the_ks_values(kbc, question):
-    fig = S.ks_curve_figure(kbc, question, "LR", initial_sigma=0.125)
+    fig = S.ks_curve_figure(kbc, question, "lr", initial_sigma=0.125)
     n = len(LAMS)
     assert len(fig.data) == n + n + 2 * n  # lines, rings, two violins per lambda
     check_slider_labels(fig, SIGMAS, "σ<sub>C</sub> = ")
     assert slider(fig).active == 2
-    ks = kbc.ks(question, "LR")
+    ks = kbc.ks(question, "lr")
     for line, row in zip(fig.data[:n], ks):
         np.testing.assert_allclose(line.y, row)
     for j, st in enumerate(slider(fig).steps):
@@ -153,7 +156,7 @@ def test_ks_curve_slider_moves_markers_to_the_ks_values(kbc, question):
         assert len(texts) == n and all(f"KS = {ks[i, j]:.3f}" in text for i, text in enumerate(texts))
     side = QUESTIONS[question][1]
     a = decode(slider(fig).steps[0].args[0]["x"][n + 1])
-    np.testing.assert_allclose(a, kbc.results[0][0].values["LR"][side].astype(np.float32))
+    np.testing.assert_allclose(a, kbc.results[0][0].values["lr"][side].astype(np.float32))
     titles = axis_titles(fig)
     assert titles["xaxis"] and titles["yaxis"]
 
@@ -165,20 +168,18 @@ def test_ks_curve_default_sigma_is_the_largest_below_sigma_a(kbc):
 def test_ks_panels_one_line_per_lambda_and_statistic(kbc, knn):
     fig = S.ks_panels_figure(kbc, "Q2")
     assert len(fig.data) == 4 * len(LAMS)
-    np.testing.assert_allclose(fig.data[len(LAMS)].y, kbc.ks("Q2", "log")[0])
+    np.testing.assert_allclose(fig.data[len(LAMS)].y, kbc.ks("Q2", "asc-log")[0])
     assert all(t for t in axis_titles(fig).values())
-    fig = S.ks_panels_figure(knn, "Q1", stats=("LR",))
+    fig = S.ks_panels_figure(knn, "Q1", stats=("lr",))
     assert fig.layout.xaxis.type == "log" and list(fig.layout.xaxis.tickvals) == list(KS_)
 
 
 def test_variation_figure_one_line_per_variation(kbc):
-    variations = {"a": sweep("mog8", [0.8], [KernelClassifierDRE(bandwidth=s) for s in SIGMAS],
-                             labels=[f"{s:g}" for s in SIGMAS], **SMALL),
-                  "R = 6": sweep("mog8", [0.8], [KernelClassifierDRE(bandwidth=s) for s in SIGMAS],
-                                 labels=[f"{s:g}" for s in SIGMAS], **{**SMALL, "R": 6})}
+    p, dres = Protocol("mog8", lam=0.8, **SMALL), [KernelClassifierDRE(bandwidth=s) for s in SIGMAS]
+    variations = {"a": sweep(p, dres, **RUN), "R = 6": sweep(p.replace(R=6), dres, **RUN)}
     fig = S.variation_figure(variations, "Q3")
     assert len(fig.data) == 2
-    np.testing.assert_allclose(fig.data[1].y, variations["R = 6"].ks("Q3", "LR")[0])
+    np.testing.assert_allclose(fig.data[1].y, variations["R = 6"].ks("Q3", "lr")[0])
     assert "1/R = 0.167" in fig.data[1].name
     assert fig.layout.xaxis.title.text and fig.layout.yaxis.title.text
     with pytest.raises(ValueError, match="single lambda"):
@@ -190,7 +191,7 @@ def test_variation_figure_one_line_per_variation(kbc):
 
 
 def test_ridgeline_lambda_slider_redraws_every_row(kbc, knn):
-    fig = S.ridgeline_figure({"kbc": kbc, "knn": knn}, "Q3", stats=("LR", "tlogt"), initial_lam=0.8)
+    fig = S.ridgeline_figure({"kbc": kbc, "knn": knn}, "Q3", stats=("lr", "asc-tlogt"), initial_lam=0.8)
     curves = [t for t in fig.data if isinstance(t, go.Scatter) and t.fill == "toself"]
     assert len(curves) == 2 * 2 * (len(SIGMAS) + len(KS_))  # 2 statistics, 2 sides per row
     assert {c.line.color for c in curves} == {S.COLORS["H0"], S.COLORS["H1"]}
@@ -240,10 +241,17 @@ def test_bad_arguments_raise_clear_errors(kbc, knn):
         S.ks_curve_figure(knn, "Q1")
     with pytest.raises(ValueError, match="stat"):
         S.ks_panels_figure(kbc, "Q1", stats=("KL",))
-    with pytest.raises(ValueError, match="dataset"):
-        S.setup_figure("mog9")
+    with pytest.raises(ValueError, match="stat must be one of"):
+        S.ks_panels_figure(kbc, "Q1", stats=("LR",))  # the registry's keys, not the old spellings
+    with pytest.raises(TypeError, match="expected a Protocol"):
+        S.setup_figure("mog9", None, None, None)
+    p = Protocol("mog8", lam=0.7, N=60)
+    with pytest.raises(ValueError, match="the 60 points of the protocol"):
+        S.setup_figure(p, *setup(p.replace(N=80)))
+    with pytest.raises(ValueError, match="KBC DREs"):
+        S.bandwidth_maps_figure(ratio_maps(p, [make_dre("knn", 5)], resolution=4))
     with pytest.raises(ValueError, match="a variation may change"):
-        E.variation_sweeps(variations={"bad": {"sigma_a": 0.2}})
+        E.variation_sweeps(Protocol("mog8", lam=0.8), {"bad": {"sigma_a": 0.2}})
 
 
 def test_chapter_grids_contain_the_papers_settings():
@@ -265,11 +273,12 @@ def test_every_ratio_map_uses_the_one_ratio_scale():
     xs = ys = np.linspace(-2.0, 2.0, 5)
     ones = np.ones((5, 5))
     expected = ratio_colorscale(RATIO_ZMAX)
-    setup_fig = S.setup_figure("mog8", lam=0.7, N=80, resolution=10)
+    p = Protocol("mog8", lam=0.7, N=80)
+    setup_fig = S.setup_figure(p, *setup(p), resolution=10)
     ratio_trace = [t for t in setup_fig.data if isinstance(t, go.Heatmap) and t.zmax is not None]
     assert [(t.zmin, t.zmax) for t in ratio_trace] == [(0.0, RATIO_ZMAX)]
-    coded = [S.ratio_maps_figure("mog8", lams=(0.6,), N=60, resolution=8),
-             S.bandwidth_maps_figure("mog8", lams=(0.6,), sigmas=(0.1,), initial_sigma=0.1, N=60, resolution=8)]
+    maps = ratio_maps(Protocol("mog8", N=60), [make_dre("kbc", 0.1)], lams=(0.6,), resolution=8)
+    coded = [S.ratio_maps_figure(maps, initial_lam=0.6), S.bandwidth_maps_figure(maps, initial_sigma=0.1)]
     for fig in coded:  # colour codes 0..LEVELS stand for ratios 0..RATIO_ZMAX
         for t in fig.data:
             assert [list(s) for s in t.colorscale] == expected
@@ -290,11 +299,12 @@ def test_setup_figures_fit_a_page():
     def html_bytes(fig):
         return len(pio.renderers[BOOK_RENDERER].to_mimebundle(fig.to_dict())["text/html"].encode())
 
-    assert 3 * html_bytes(S.setup_figure("mog8", lam=0.8)) + 2 * html_bytes(S.true_density_figure("mog8")) < 900_000
+    p = Protocol("mog8", lam=0.8)
+    assert 3 * html_bytes(S.setup_figure(p, *setup(p))) + 2 * html_bytes(S.true_density_figure("mog8")) < 900_000
 
 
 def test_setup_figure_title_says_which_reading():
-    literal = S.setup_figure("mog8", lam=0.7, N=40, resolution=8)
-    other = S.setup_figure("mog8", lam=0.7, N=40, resolution=8, variance=0.01)
+    literal, other = Protocol("mog8", lam=0.7, N=40), Protocol("mog8", lam=0.7, N=40, variance=0.01)
+    literal, other = (S.setup_figure(p, *setup(p), resolution=8) for p in (literal, other))
     first_line = [fig.layout.title.text.split("<br>")[0] for fig in (literal, other)]
     assert first_line[0] != first_line[1] and "0.01" in first_line[1]

@@ -42,30 +42,41 @@ def test_a_protocol_is_frozen_hashable_and_a_key():
 
 def test_paper_protocol_holds_section_5_1_settings():
     assert (PAPER.N, PAPER.m, PAPER.R, PAPER.sigma_a, PAPER.seed) == (400, 400, 250, 0.1, 0)
-    assert experiments.PAPER_SETTINGS == {k: getattr(PAPER, k) for k in ("N", "m", "R", "sigma_a", "seed")}
+    assert Protocol("mog8", lam=0.8) == PAPER
 
 
-def test_of_refuses_settings_given_twice():
-    p = Protocol("mog8", 0.5, **SMALL)
-    assert Protocol.of(p) is p
-    with pytest.raises(TypeError, match="either as a Protocol or as keywords"):
-        Protocol.of(p, R=10)
-    with pytest.raises(TypeError, match="unknown protocol settings"):
-        Protocol.of("mog8", 0.5, n=10)
-    with pytest.raises(TypeError, match="lam is required"):
-        Protocol.of("mog8")
-
-
-def test_protocol_and_keyword_calls_give_the_same_numbers():
-    p = Protocol("mog8", 0.6, seed=5, **SMALL)
+def test_every_run_takes_its_settings_as_one_protocol():
+    p = Protocol("mog8", lam=0.6, seed=5, **SMALL)
     a = experiments.synthetic_statistics(p, KNNClassifierDRE(k=5))
-    b = experiments.synthetic_statistics("mog8", 0.6, KNNClassifierDRE(k=5), seed=5, **SMALL)
-    for stat in experiments.STATISTICS:
-        for key in experiments.KEYS:
-            np.testing.assert_array_equal(a.values[stat][key], b.values[stat][key])
     assert a.protocol == p and a.settings == {**p.settings(), "dre": "KNNClassifierDRE(k=5)"}
-    with pytest.raises(TypeError, match="pass the DRE second"):
-        experiments.synthetic_statistics(p, 0.6, KNNClassifierDRE(k=5))
+    s = experiments.sweep(p.replace(lam=0.9), [KNNClassifierDRE(k=5)], lams=[0.6], cache=False, progress=False)
+    for stat in protocol.RATIO_STATISTICS:
+        for key in protocol.KEYS:
+            np.testing.assert_array_equal(a.values[stat][key], s.results[0][0].values[stat][key])
+    # the keyword convention is gone: a data set name where a Protocol belongs says what to pass
+    for call in (lambda: experiments.synthetic_statistics("mog8", KNNClassifierDRE(k=5)),
+                 lambda: experiments.sweep("mog8", [KNNClassifierDRE(k=5)], lams=[0.6]),
+                 lambda: protocol.setup("mog8"),
+                 lambda: experiments.ratio_maps("mog8", [KNNClassifierDRE(k=5)])):
+        with pytest.raises(TypeError, match=r'expected a Protocol, e.g. Protocol\("mog8", lam=0.6'):
+            call()
+
+
+def test_lambda_reaches_the_deletion_mask_in_four_calls(monkeypatch):
+    """Page -> sweep -> synthetic_statistics -> setup -> data.deletion_mask, with the protocol's lambda."""
+    from gendel.synthetic import data
+
+    seen = []
+    real = data.deletion_mask
+    monkeypatch.setattr(data, "deletion_mask", lambda dataset, component, lam, **kw: seen.append(lam) or
+                        real(dataset, component, lam, **kw))
+    experiments.sweep(Protocol("ckb8", **SMALL), [KNNClassifierDRE(k=3)], lams=[0.55, 0.65], cache=False,
+                      progress=False)
+    assert sorted(set(seen)) == [0.55, 0.65]  # each lambda of the sweep, as given (setup runs once more in shared)
+    import inspect
+    chain = [experiments.sweep, experiments.synthetic_statistics, protocol.setup, real]
+    for caller, callee in zip(chain, chain[1:]):
+        assert f"{callee.__name__}(" in inspect.getsource(caller), (caller.__name__, callee.__name__)
 
 
 def test_the_in_memory_cache_is_keyed_by_protocol():
@@ -78,23 +89,22 @@ def test_the_in_memory_cache_is_keyed_by_protocol():
 
 def test_sampler_limit_is_checked_before_the_samples_are_drawn(monkeypatch):
     calls = []
-    monkeypatch.setattr(experiments, "shared", lambda p: calls.append(p))
     monkeypatch.setattr(protocol, "shared", lambda p: calls.append(p))
     monkeypatch.setattr(deletion, "MAX_DEFAULT_PROPOSALS", 1000)
     with pytest.raises(ValueError, match=r"m \* R = 200 \* 10 = 2000 samples"):
-        experiments.synthetic_statistics("mog8", 0.5, KernelClassifierDRE(bandwidth=0.1), N=60, m=200, R=10)
+        experiments.synthetic_statistics(Protocol("mog8", lam=0.5, N=60, m=200, R=10), KernelClassifierDRE(bandwidth=0.1))
     assert calls == []  # refused before the expensive part
 
 
 def test_sweep_and_variation_settings_are_checked_before_any_run(monkeypatch):
     calls = []
-    monkeypatch.setattr(experiments, "cached_synthetic_statistics", lambda *a, **k: calls.append(a))
+    monkeypatch.setattr(experiments, "synthetic_statistics", lambda *a, **k: calls.append(a))
     with pytest.raises(ValueError, match=r"\(0, 1\]"):
-        experiments.sweep("mog8", [0.5, 1.5], [KNNClassifierDRE(k=3)], **SMALL)
+        experiments.sweep(Protocol("mog8", **SMALL), [KNNClassifierDRE(k=3)], lams=[0.5, 1.5])
     with pytest.raises(ValueError, match="'bad' changes \\['sigma_a'\\]"):
-        experiments.variation_sweeps("mog8", 0.8, {"m = 200": {"m": 200}, "bad": {"sigma_a": 0.2}})
+        experiments.variation_sweeps(Protocol("mog8", lam=0.8), {"m = 200": {"m": 200}, "bad": {"sigma_a": 0.2}})
     with pytest.raises(ValueError, match="R"):
-        experiments.variation_sweeps("mog8", 0.8, {"R = 1": {"R": 1}})
+        experiments.variation_sweeps(Protocol("mog8", lam=0.8), {"R = 1": {"R": 1}})
     assert calls == []
 
 

@@ -25,7 +25,7 @@ OTHER_USERS = {
     "gendel.deletion_test.decision": ["DeletionTest", "PowerResult", "TestResult", "STATISTICS", "METHODS",
                              "MMD_KERNELS", "check_alpha", "monte_carlo_p_values", "binomial_interval",
                              "type_one_band"],
-    "gendel.plotting.synthetic": ["MAP_DRES", "DATASET_LABELS", "sample_color", "EXTENT", "COLORS", "RATIO_ZMAX",
+    "gendel.plotting.synthetic": ["DATASET_LABELS", "sample_color", "EXTENT", "COLORS", "RATIO_ZMAX",
                                   "LAMBDAS", "SIGMA_C", "KNN_K", "KNN_LAMBDAS", "QUESTIONS"],
 }
 

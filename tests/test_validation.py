@@ -10,7 +10,8 @@ from sklearn.linear_model import LinearRegression
 from gendel.synthetic import data
 from gendel.core.deletion import ApproximateDeletion
 from gendel.core.dre import ClassifierDRE, ExactKDERatio, KernelClassifierDRE, KNNClassifierDRE
-from gendel.synthetic.experiments import evaluate_on_grid, setup, sweep, synthetic_statistics
+from gendel.synthetic.experiments import evaluate_on_grid, sweep, synthetic_statistics
+from gendel.synthetic.protocol import Protocol, setup
 from gendel.core.models import KDE
 from gendel.deletion_test.stats import asc, ks_statistic, likelihood_ratio, mmd2_unbiased, psi
 
@@ -84,9 +85,9 @@ CASES = {
     "lambda negative": (lambda: data.density("ckb8", np.zeros((1, 2)), -0.2), ValueError, ["(0, 1]"]),
     "lambda nan": (lambda: data.density("mog8", np.zeros((1, 2)), float("nan")), ValueError, ["(0, 1]"]),
     "lambda bool": (lambda: data.deletion_mask("mog8", np.zeros(5, int), True, rng=0), TypeError, ["(0, 1]"]),
-    "lambda in protocol": (lambda: synthetic_statistics("mog8", 0.0, KNNClassifierDRE(k=3)), ValueError, ["(0, 1]"]),
-    "lambda in sweep": (lambda: sweep("mog8", [0.5, 2.0], [KNNClassifierDRE(k=3)], progress=False), ValueError, ["(0, 1]"]),
-    "lambda in setup": (lambda: setup("mog8", 1.01), ValueError, ["(0, 1]"]),
+    "lambda in protocol": (lambda: synthetic_statistics(Protocol("mog8", lam=0.0), KNNClassifierDRE(k=3)), ValueError, ["(0, 1]"]),
+    "lambda in sweep": (lambda: sweep(Protocol("mog8"), [KNNClassifierDRE(k=3)], lams=[0.5, 2.0], progress=False), ValueError, ["(0, 1]"]),
+    "lambda in setup": (lambda: setup(Protocol("mog8", lam=1.01)), ValueError, ["(0, 1]"]),
     "unknown dataset": (lambda: data.sample("moons", 5, rng=0), ValueError, ["mog8", "ckb8"]),
     "n zero": (lambda: data.mog8(0, rng=0), ValueError, ["at least 1"]),
     "no rng": (lambda: data.ckb8(5, rng=None), TypeError, ["Generator"]),
@@ -124,13 +125,13 @@ CASES = {
     "KS empty": (lambda: ks_statistic([], [1.0]), ValueError, ["non-empty"]),
     "KS NaN": (lambda: ks_statistic([np.nan], [1.0]), ValueError, ["NaN"]),
     # ---- protocol
-    "protocol empty deletion set": (lambda: synthetic_statistics("mog8", 1.0, KNNClassifierDRE(k=3), N=50, m=10, R=2),
+    "protocol empty deletion set": (lambda: synthetic_statistics(Protocol("mog8", lam=1.0, N=50, m=10, R=2), KNNClassifierDRE(k=3)),
                                     ValueError, ["empty", "smaller lam"]),
-    "protocol N too small": (lambda: synthetic_statistics("mog8", 0.5, KNNClassifierDRE(k=3), N=1), ValueError, ["N", "at least 2"]),
-    "protocol R too small": (lambda: synthetic_statistics("mog8", 0.5, KNNClassifierDRE(k=3), R=1), ValueError, ["R", "at least 2"]),
-    "protocol not a DRE": (lambda: synthetic_statistics("mog8", 0.5, object()), TypeError, ["fit(X, deleted)", "log_ratio"]),
-    "protocol unknown dataset": (lambda: synthetic_statistics("mog-9", 0.5, KNNClassifierDRE(k=3)), ValueError, ["dataset"]),
-    "sweep label count": (lambda: sweep("mog8", [0.5], [KNNClassifierDRE(k=3)], labels=["a", "b"], progress=False),
+    "protocol N too small": (lambda: synthetic_statistics(Protocol("mog8", lam=0.5, N=1), KNNClassifierDRE(k=3)), ValueError, ["N", "at least 2"]),
+    "protocol R too small": (lambda: synthetic_statistics(Protocol("mog8", lam=0.5, R=1), KNNClassifierDRE(k=3)), ValueError, ["R", "at least 2"]),
+    "protocol not a DRE": (lambda: synthetic_statistics(Protocol("mog8", lam=0.5), object()), TypeError, ["fit(X, deleted)", "log_ratio"]),
+    "protocol unknown dataset": (lambda: synthetic_statistics(Protocol("mog-9", lam=0.5), KNNClassifierDRE(k=3)), ValueError, ["dataset"]),
+    "sweep label count": (lambda: sweep(Protocol("mog8"), [KNNClassifierDRE(k=3)], lams=[0.5], labels=["a", "b"], progress=False),
                           ValueError, ["2 labels", "1 DREs"]),
     "grid resolution": (lambda: evaluate_on_grid(lambda P: P[:, 0], (0, 1, 0, 1), resolution=1), ValueError, ["at least 2"]),
 }

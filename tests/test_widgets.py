@@ -14,6 +14,9 @@ pytest.importorskip("anywidget")
 from sklearn.linear_model import LogisticRegression  # noqa: E402
 
 from gendel.synthetic import experiments  # noqa: E402
+from gendel.core.dre import make_dre  # noqa: E402
+from gendel.synthetic.experiments import sweep  # noqa: E402
+from gendel.synthetic.protocol import QUESTIONS, RATIO_STATISTICS, Protocol, setup  # noqa: E402
 from gendel.core.dre import ClassifierDRE, ExactKDERatio, KernelClassifierDRE, KNNClassifierDRE  # noqa: E402
 from gendel.panels.explorer import DEFAULTS, ERROR_LIMITS, ExplorerPanel, explore, precomputed_ks_figure  # noqa: E402
 from gendel.panels.explorer_figures import error_range  # noqa: E402
@@ -44,7 +47,7 @@ def z(figure, i):
 
 def direct_setup(panel):
     s = panel.settings
-    return experiments.setup(s["dataset"], s["lam"], N=panel.N, sigma_a=s["sigma_a"], seed=s["seed"])
+    return setup(Protocol(s["dataset"], lam=s["lam"], N=panel.N, sigma_a=s["sigma_a"], seed=s["seed"]))
 
 
 def on_grid(panel, values):
@@ -252,7 +255,7 @@ def test_changing_lambda_redraws_the_data(panel):
 
 def test_display_only_controls_do_not_recompute(panel):
     counts = (panel.n_setups_, panel.n_dre_fits_, panel.n_ks_runs_)
-    panel.set(statistic="hellinger")
+    panel.set(statistic="asc-hellinger")
     panel.set(map_mode="difference")
     assert (panel.n_setups_, panel.n_dre_fits_, panel.n_ks_runs_) == counts
 
@@ -262,18 +265,17 @@ def test_display_only_controls_do_not_recompute(panel):
 
 
 def ks_bars(panel):
-    return np.array([panel.ks_figure.data[i].y for i in range(len(experiments.STATISTICS))])
+    return np.array([panel.ks_figure.data[i].y for i in range(len(RATIO_STATISTICS))])
 
 
 def test_ks_bars_equal_synthetic_statistics(panel):
     panel.set(sigma_c=0.07, lam=0.65)
-    direct = experiments.synthetic_statistics("mog8", 0.65, KernelClassifierDRE(bandwidth=0.07), N=400, m=400, R=R,
-                                              sigma_a=0.1, seed=0)
-    expected = np.array([[direct.ks[q, stat] for q in experiments.QUESTIONS] for stat in experiments.STATISTICS])
+    direct = experiments.synthetic_statistics(Protocol("mog8", lam=0.65, N=400, m=400, R=R, sigma_a=0.1, seed=0), KernelClassifierDRE(bandwidth=0.07))
+    expected = np.array([[direct.ks[q, stat] for q in QUESTIONS] for stat in RATIO_STATISTICS])
     np.testing.assert_allclose(ks_bars(panel), expected)
-    assert len(panel.ks_figure.data) == len(experiments.STATISTICS)
-    for i, q in enumerate(experiments.QUESTIONS):
-        assert f"KS = {direct.ks[q, 'LR']:.3f}" in panel.stats_figure.layout.annotations[i].text
+    assert len(panel.ks_figure.data) == len(RATIO_STATISTICS)
+    for i, q in enumerate(QUESTIONS):
+        assert f"KS = {direct.ks[q, 'lr']:.3f}" in panel.stats_figure.layout.annotations[i].text
 
 
 def test_ks_updates_when_the_dre_changes(panel):
@@ -283,8 +285,8 @@ def test_ks_updates_when_the_dre_changes(panel):
 
 
 def test_histograms_hold_every_repeat(panel):
-    panel.set(statistic="tlogt")
-    values = panel.last_ks_.values["tlogt"]
+    panel.set(statistic="asc-tlogt")
+    values = panel.last_ks_.values["asc-tlogt"]
     for (q, key), index in panel._hist_traces.items():
         counts = np.asarray(panel.stats_figure.data[index].y)
         assert counts.sum() == np.isfinite(values[key]).sum()
@@ -294,7 +296,7 @@ def test_histograms_hold_every_repeat(panel):
 def test_histograms_change_with_the_statistic(panel):
     index = panel._hist_traces["Q3", ("H1", "dre")]
     before = np.asarray(panel.stats_figure.data[index].x)
-    panel.set(statistic="hellinger")
+    panel.set(statistic="asc-hellinger")
     assert not np.allclose(before, np.asarray(panel.stats_figure.data[index].x))
 
 
@@ -312,7 +314,7 @@ def test_live_ks_off_keeps_the_old_statistics_and_says_so(panel):
     assert panel.n_ks_runs_ == runs
     np.testing.assert_array_equal(ks_bars(panel), bars)
     assert "not updated" in panel.status.value
-    panel.set(statistic="log")  # redrawn from the old statistics, and titled with their setting
+    panel.set(statistic="asc-log")  # redrawn from the old statistics, and titled with their setting
     assert "σ<sub>C</sub> = 0.100" in panel.stats_figure.layout.title.text
     panel.set(live_ks=True)
     assert panel.n_ks_runs_ == runs + 1
@@ -445,19 +447,18 @@ def test_snapshot_copies_the_panel_figures(panel):
 
 def test_precomputed_ks_figure_steps_equal_synthetic_statistics():
     sigma_cs = [0.06, 0.1]
-    fig = precomputed_ks_figure(sigma_cs, R=R)
+    kbc = sweep(Protocol("mog8", lam=0.8, R=R), [make_dre("kbc", s) for s in sigma_cs], cache=False, progress=False)
+    fig = precomputed_ks_figure(kbc)
     steps = fig.layout.sliders[0].steps
     assert [s.label for s in steps] == ["0.060", "0.100"]
     assert fig.layout.sliders[0].active == 1  # the step at sigma_C = sigma_A
     for step, sigma_c in zip(steps, sigma_cs):
-        direct = experiments.synthetic_statistics("mog8", 0.8, KernelClassifierDRE(bandwidth=sigma_c), R=R)
-        expected = [[direct.ks[q, stat] for q in experiments.QUESTIONS] for stat in experiments.STATISTICS]
+        direct = experiments.synthetic_statistics(Protocol("mog8", lam=0.8, R=R), KernelClassifierDRE(bandwidth=sigma_c))
+        expected = [[direct.ks[q, stat] for q in QUESTIONS] for stat in RATIO_STATISTICS]
         np.testing.assert_allclose(step.args[0]["y"], expected)
     np.testing.assert_allclose([t.y for t in fig.data], steps[1].args[0]["y"])
-    with pytest.raises(ValueError):
-        precomputed_ks_figure([], R=R)
-    with pytest.raises(ValueError):
-        precomputed_ks_figure([0.1, -1.0], R=R)
+    with pytest.raises(ValueError, match="one lambda over KBC DREs"):
+        precomputed_ks_figure(sweep(Protocol("mog8", N=60, m=20, R=R), [make_dre("knn", 5)], cache=False, progress=False))
 
 
 # ------------------------------------------------------------------------------------------
@@ -486,10 +487,9 @@ def test_a_shown_panel_computes_the_next_sigma_c_steps_ahead(monkeypatch):
         assert p.state.settings["sigma_c"] == 0.105               # one cache key for both
         assert "computed ahead" in p.status.value
         s = p.settings
-        direct = experiments.synthetic_statistics(s["dataset"], s["lam"], KernelClassifierDRE(bandwidth=0.105),
-                                                  N=60, m=20, R=R, sigma_a=s["sigma_a"], seed=s["seed"])
-        for trace, stat in zip(p.ks_figure.data, experiments.STATISTICS):
-            np.testing.assert_allclose(trace.y, [direct.ks[q, stat] for q in experiments.QUESTIONS], atol=1e-12)
+        direct = experiments.synthetic_statistics(Protocol(s["dataset"], lam=s["lam"], N=60, m=20, R=R, sigma_a=s["sigma_a"], seed=s["seed"]), KernelClassifierDRE(bandwidth=0.105))
+        for trace, stat in zip(p.ks_figure.data, RATIO_STATISTICS):
+            np.testing.assert_allclose(trace.y, [direct.ks[q, stat] for q in QUESTIONS], atol=1e-12)
         # the move started the next step ahead: 0.11 (0.1 is cached)
         _wait_for(lambda: len(p._ahead) == 3)
         assert p.n_ks_runs_ == 4
@@ -598,7 +598,7 @@ def test_no_message_to_the_browser_leaves_a_trace_key_undefined(monkeypatch):
 
             monkeypatch.setattr(fig, "plotly_update", record)
         for change in [dict(sigma_c=0.12), dict(map_mode="difference"), dict(lam=0.7), dict(dataset="ckb8"),
-                       dict(statistic="log"), dict(dre="knn", k=7), dict(sigma_a=0.15, seed=2)]:
+                       dict(statistic="asc-log"), dict(dre="knn", k=7), dict(sigma_a=0.15, seed=2)]:
             p.set(**change)
         assert any(len(idx or []) > 1 for _, _, idx in sent)  # batches of several traces were sent
         for name, restyle, indexes in sent:

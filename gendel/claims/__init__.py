@@ -3,7 +3,9 @@
 Every chapter that checks a claim of the paper states it, computes the quantities it is about,
 and calls one function of this package to turn them into a :class:`Claim`: the claim, where the
 paper makes it, our numbers and a verdict. A page shows the claims as a table (:func:`rows`)
-and reads the numbers its prose needs from :func:`glue_values`; no sentence is built in code.
+and reads the numbers its prose needs from :func:`glue_values`; no page decides a verdict or
+chooses a sentence in a cell of its own: where its prose depends on the numbers, the rule that
+picks the words is a tested function of :mod:`gendel.claims.readings`.
 
 The verdict of a claim checked on several cases is :func:`verdict`, the one verdict helper of
 the book (the 2-D chapter, the GAN chapter and the theory pages). The claims of §5.1 and

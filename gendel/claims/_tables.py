@@ -10,8 +10,8 @@ from scipy.stats import kendalltau
 
 from gendel.synthetic.data import DATASETS
 from gendel.core.dre import DRE_CHOICES
-from gendel.synthetic.protocol import STAT_SHORT, STATISTICS  # noqa: F401  (re-exported to the claim modules)
-from gendel.deletion_test.stats import PHI_NAMES  # noqa: F401
+from gendel.deletion_test.stats import STATISTICS  # noqa: F401  (the registry, read by the claim modules)
+from gendel.synthetic.protocol import RATIO_STATISTICS
 
 #: Labels of the DRE families of the sweeps ("KBC", "kNN").
 FAMILY_LABELS = {key: DRE_CHOICES[key].short for key in ("kbc", "knn")}
@@ -73,7 +73,7 @@ def lambda_trend(kbc, lambdas, sigma_c, columns):
     """Kendall's tau between lambda and the LR KS of each column, and the count of tau < 0."""
     taus, neg = {}, {}
     for d in kbc:
-        arr = table(kbc, d, "LR", (len(lambdas), len(sigma_c)), "KBC")
+        arr = table(kbc, d, "lr", (len(lambdas), len(sigma_c)), "KBC")
         taus[d] = [kendalltau(lambdas, arr[:, j]).statistic for j in columns]
         neg[d] = sum(t < 0 for t in taus[d])
     numbers = "; ".join(f"{name(d)}: τ < 0 for {neg[d]}/{len(columns)} σ_C (mean τ = {np.mean(taus[d]):.2f})"
@@ -81,9 +81,10 @@ def lambda_trend(kbc, lambdas, sigma_c, columns):
     return neg, numbers
 
 
-def ks_tables(sweeps, question, family, stats=STATISTICS):
+def ks_tables(sweeps, question, family, stats=RATIO_STATISTICS):
     """The KS table of one question and DRE family from ``{dataset: {"kbc": Sweep, "knn": Sweep}}``."""
     for d, pair in sweeps.items():
         if family not in pair:
-            raise ValueError(f"sweeps[{d!r}] has no {family!r} sweep; pass gendel.synthetic.experiments.chapter_sweeps(...)")
+            raise ValueError(f"sweeps[{d!r}] has no {family!r} sweep; pass {{dataset: {{'kbc': Sweep, 'knn': Sweep}}}} "
+                             "as gendel.synthetic.experiments.chapter_sweeps(protocol) returns")
     return {d: {s: pair[family].ks(question, s) for s in stats} for d, pair in sweeps.items()}

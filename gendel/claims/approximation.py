@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from gendel.claims.base import Claim, verdict
-from gendel.claims._tables import STAT_SHORT, STATISTICS, exact_column, index, lambda_trend, mean_off, name, need, table
+from gendel.claims._tables import RATIO_STATISTICS, STATISTICS, exact_column, index, lambda_trend, mean_off, name, need, table
 
 
 def _kbc(kbc, d, stat, sigma_c):
@@ -26,7 +26,7 @@ def q1_monotone(kbc, *, sigma_c, sigma_a, R):
 
     Examples
     --------
-    >>> ks = {s: [[0.4, 0.2, 0.0, 0.1, 0.3]] for s in STATISTICS}
+    >>> ks = {s: [[0.4, 0.2, 0.0, 0.1, 0.3]] for s in RATIO_STATISTICS}
     >>> q1_monotone({"mog8": ks}, sigma_c=(0.05, 0.075, 0.1, 0.125, 0.15), sigma_a=0.1, R=250).verdict
     'holds'
     """
@@ -36,11 +36,11 @@ def q1_monotone(kbc, *, sigma_c, sigma_a, R):
     def monotone(curve):
         return all(np.all(np.diff(side) >= -tol) for side in (curve[: ia + 1][::-1], curve[ia:]))
 
-    tables = {d: {s: _kbc(kbc, d, s, sigma_c) for s in STATISTICS} for d in kbc}
-    nl = {d: len(t["LR"]) for d, t in tables.items()}
-    n_lr = {d: sum(monotone(c) for c in t["LR"]) for d, t in tables.items()}
-    n_all = {d: sum(monotone(c) for s in STATISTICS for c in t[s]) for d, t in tables.items()}
-    numbers = "; ".join(f"{name(d)}: LR {n_lr[d]}/{nl[d]} curves, all statistics {n_all[d]}/{len(STATISTICS) * nl[d]}"
+    tables = {d: {s: _kbc(kbc, d, s, sigma_c) for s in RATIO_STATISTICS} for d in kbc}
+    nl = {d: len(t["lr"]) for d, t in tables.items()}
+    n_lr = {d: sum(monotone(c) for c in t["lr"]) for d, t in tables.items()}
+    n_all = {d: sum(monotone(c) for s in RATIO_STATISTICS for c in t[s]) for d, t in tables.items()}
+    numbers = "; ".join(f"{name(d)}: LR {n_lr[d]}/{nl[d]} curves, all statistics {n_all[d]}/{len(RATIO_STATISTICS) * nl[d]}"
                         for d in kbc)
     curves, total = int(sum(n_lr.values())), sum(nl.values())
     return Claim("monotone", "KS grows (almost) monotonically with abs(σ_C − σ_A)", "§5.1, Fig. 4(a)", numbers,
@@ -56,14 +56,14 @@ def q1_larger_sigma(kbc, *, sigma_c, sigma_a):
 
     Examples
     --------
-    >>> ks = {"mog8": {"LR": [[0.3, 0.0, 0.2], [0.5, 0.0, 0.6]]}}
+    >>> ks = {"mog8": {"lr": [[0.3, 0.0, 0.2], [0.5, 0.0, 0.6]]}}
     >>> c = q1_larger_sigma(ks, sigma_c=(0.05, 0.1, 0.15), sigma_a=0.1)
     >>> c.verdict, c.details
     ('holds', {'larger_wins': 1, 'pairs': 2})
     """
     ia, _ = exact_column(sigma_c, sigma_a)
     pairs = [(ia - s, ia + s) for s in range(1, min(ia, len(sigma_c) - 1 - ia) + 1)]
-    lr = {d: _kbc(kbc, d, "LR", sigma_c) for d in kbc}
+    lr = {d: _kbc(kbc, d, "lr", sigma_c) for d in kbc}
     wins = {d: sum(int(ks[lo] > ks[hi]) for ks in lr[d] for lo, hi in pairs) for d in kbc}
     n_pairs = {d: len(pairs) * lr[d].shape[0] for d in kbc}
     total = sum(n_pairs.values())
@@ -80,7 +80,7 @@ def q1_lambda(kbc, *, lambdas, sigma_c, sigma_a):
 
     Examples
     --------
-    >>> ks = {"mog8": {"LR": [[0.5, 0.0, 0.2], [0.3, 0.0, 0.3], [0.1, 0.0, 0.4]]}}
+    >>> ks = {"mog8": {"lr": [[0.5, 0.0, 0.2], [0.3, 0.0, 0.3], [0.1, 0.0, 0.4]]}}
     >>> q1_lambda(ks, lambdas=(0.5, 0.7, 0.9), sigma_c=(0.05, 0.1, 0.15), sigma_a=0.1).verdict
     'partly'
     """
@@ -98,8 +98,8 @@ def q1_knn(kbc, knn, *, lambdas, knn_lambdas, knn_k, sigma_c, fig3=(0.075, 0.125
 
     Examples
     --------
-    >>> kbc = {"mog8": {"LR": [[0.3, 0.2], [0.2, 0.1]]}}
-    >>> knn = {"mog8": {"LR": [[0.25, 0.6], [0.5, 0.4]]}}
+    >>> kbc = {"mog8": {"lr": [[0.3, 0.2], [0.2, 0.1]]}}
+    >>> knn = {"mog8": {"lr": [[0.25, 0.6], [0.5, 0.4]]}}
     >>> c = q1_knn(kbc, knn, lambdas=(0.6, 0.8), knn_lambdas=(0.6, 0.8), knn_k=(5, 10),
     ...            sigma_c=(0.075, 0.125))
     >>> c.verdict, c.details["knn_ok_mog8"]
@@ -113,8 +113,8 @@ def q1_knn(kbc, knn, *, lambdas, knn_lambdas, knn_k, sigma_c, fig3=(0.075, 0.125
     nk = len(knn_lambdas)
     ok = {}
     for d in knn:
-        kb = table(kbc, d, "LR", (len(lambdas), len(sigma_c)), "KBC")
-        kn = table(knn, d, "LR", (nk, len(knn_k)), "kNN")
+        kb = table(kbc, d, "lr", (len(lambdas), len(sigma_c)), "KBC")
+        kn = table(knn, d, "lr", (nk, len(knn_k)), "kNN")
         ok[d] = [kn[i, small].min() <= kb[rows[i], cols].max() for i in range(nk)]
     numbers = "; ".join(f"{name(d)}: best kNN (k ≤ {k_max}) within the KBC range at {sum(ok[d])}/{nk} λ"
                         for d in knn)
@@ -126,7 +126,7 @@ def q1_knn(kbc, knn, *, lambdas, knn_lambdas, knn_k, sigma_c, fig3=(0.075, 0.125
 def _stat_means(kbc, sigma_c, sigma_a):
     """Mean KS over sigma_C != sigma_A, per data set, statistic and lambda."""
     _, off = exact_column(sigma_c, sigma_a)
-    return {d: {s: mean_off(_kbc(kbc, d, s, sigma_c), off) for s in STATISTICS} for d in kbc}
+    return {d: {s: mean_off(_kbc(kbc, d, s, sigma_c), off) for s in RATIO_STATISTICS} for d in kbc}
 
 
 def q1_phi_order(kbc, *, sigma_c, sigma_a):
@@ -137,19 +137,19 @@ def q1_phi_order(kbc, *, sigma_c, sigma_a):
 
     Examples
     --------
-    >>> ks = {"mog8": {"LR": [[0.3, 0.0, 0.3]], "log": [[0.2, 0.0, 0.2]],
-    ...                "tlogt": [[0.1, 0.0, 0.1]], "hellinger": [[0.4, 0.0, 0.4]]}}
+    >>> ks = {"mog8": {"lr": [[0.3, 0.0, 0.3]], "asc-log": [[0.2, 0.0, 0.2]],
+    ...                "asc-tlogt": [[0.1, 0.0, 0.1]], "asc-hellinger": [[0.4, 0.0, 0.4]]}}
     >>> q1_phi_order(ks, sigma_c=(0.05, 0.1, 0.15), sigma_a=0.1).verdict
     'holds'
     """
     mean_ks = _stat_means(kbc, sigma_c, sigma_a)
-    best = {d: [min(STATISTICS, key=lambda s: m[s][i]) for i in range(len(m["LR"]))] for d, m in mean_ks.items()}
-    worst = {d: [max(STATISTICS, key=lambda s: m[s][i]) for i in range(len(m["LR"]))] for d, m in mean_ks.items()}
-    ok = {d: [b == "tlogt" and w == "hellinger" for b, w in zip(best[d], worst[d])] for d in kbc}
+    best = {d: [min(RATIO_STATISTICS, key=lambda s: m[s][i]) for i in range(len(m["lr"]))] for d, m in mean_ks.items()}
+    worst = {d: [max(RATIO_STATISTICS, key=lambda s: m[s][i]) for i in range(len(m["lr"]))] for d, m in mean_ks.items()}
+    ok = {d: [b == "asc-tlogt" and w == "asc-hellinger" for b, w in zip(best[d], worst[d])] for d in kbc}
     n_cases = sum(len(o) for o in ok.values())
     numbers = "; ".join(f"{name(d)}: at {sum(ok[d])}/{len(ok[d])} λ" for d in kbc)
-    details = {"hell_worst": sum(w.count("hellinger") for w in worst.values()), "n_cases": n_cases,
-               **{f"lr_best_{d}": best[d].count("LR") for d in kbc}}
+    details = {"hell_worst": sum(w.count("asc-hellinger") for w in worst.values()), "n_cases": n_cases,
+               **{f"lr_best_{d}": best[d].count("lr") for d in kbc}}
     return Claim("phi", "most accurate under KL (t log t), least under Hellinger", "App. D.1", numbers,
                  verdict(sum(map(sum, ok.values())), n_cases), details)
 
@@ -162,17 +162,17 @@ def q1_ckb_exception(kbc, *, lambdas, sigma_c, sigma_a, lam=0.9):
 
     Examples
     --------
-    >>> ks = {"ckb8": {"LR": [[0.1, 0.0, 0.1]], "log": [[0.1, 0.0, 0.2]],
-    ...                "tlogt": [[0.3, 0.0, 0.3]], "hellinger": [[0.4, 0.0, 0.4]]}}
+    >>> ks = {"ckb8": {"lr": [[0.1, 0.0, 0.1]], "asc-log": [[0.1, 0.0, 0.2]],
+    ...                "asc-tlogt": [[0.3, 0.0, 0.3]], "asc-hellinger": [[0.4, 0.0, 0.4]]}}
     >>> q1_ckb_exception(ks, lambdas=(0.9,), sigma_c=(0.05, 0.1, 0.15), sigma_a=0.1).verdict
     'holds'
     """
     need(kbc, ("ckb8",), "KBC")
     i = index(lambdas, lam, "lambda")
     m = {s: v[i] for s, v in _stat_means({"ckb8": kbc["ckb8"]}, sigma_c, sigma_a)["ckb8"].items()}
-    v = verdict(int(m["tlogt"] > max(m["LR"], m["log"])), 1)
+    v = verdict(int(m["asc-tlogt"] > max(m["lr"], m["asc-log"])), 1)
     return Claim("ckb_exception", f"CKB-8, λ = {lam:g}: LR and ASC log accurate, t log t less so", "App. D.2",
-                 f"mean KS: LR {m['LR']:.3f}, log {m['log']:.3f}, t log t {m['tlogt']:.3f}", v)
+                 f"mean KS: LR {m['lr']:.3f}, log {m['asc-log']:.3f}, t log t {m['asc-tlogt']:.3f}", v)
 
 
 def q1_ckb_harder(kbc, *, sigma_c, sigma_a):
@@ -185,24 +185,24 @@ def q1_ckb_harder(kbc, *, sigma_c, sigma_a):
 
     Examples
     --------
-    >>> mog = {s: [[0.1, 0.0, 0.1]] for s in STATISTICS}
-    >>> ckb = {s: [[0.2, 0.0, 0.2]] for s in STATISTICS}
+    >>> mog = {s: [[0.1, 0.0, 0.1]] for s in RATIO_STATISTICS}
+    >>> ckb = {s: [[0.2, 0.0, 0.2]] for s in RATIO_STATISTICS}
     >>> c = q1_ckb_harder({"mog8": mog, "ckb8": ckb}, sigma_c=(0.05, 0.1, 0.15), sigma_a=0.1)
     >>> c.verdict, c.details["easier_stats"]
     ('holds', 'none')
-    >>> ckb["LR"] = ckb["log"] = ckb["tlogt"] = [[0.05, 0.0, 0.05]]   # harder for Hellinger only
+    >>> ckb["lr"] = ckb["asc-log"] = ckb["asc-tlogt"] = [[0.05, 0.0, 0.05]]   # harder for Hellinger only
     >>> q1_ckb_harder({"mog8": mog, "ckb8": ckb}, sigma_c=(0.05, 0.1, 0.15), sigma_a=0.1).verdict
     'does not hold'
     """
     need(kbc, ("mog8", "ckb8"), "KBC")
     means = _stat_means({d: kbc[d] for d in ("mog8", "ckb8")}, sigma_c, sigma_a)
-    avg = {d: {s: means[d][s].mean() for s in STATISTICS} for d in means}
-    harder = [s for s in STATISTICS if avg["ckb8"][s] > avg["mog8"][s]]
-    numbers = ", ".join(f"{STAT_SHORT[s]}: {avg['mog8'][s]:.2f} (MoG) vs {avg['ckb8'][s]:.2f} (CKB)"
-                        for s in STATISTICS)
-    details = {"lr_mean_mog8": float(avg["mog8"]["LR"]), "lr_mean_ckb8": float(avg["ckb8"]["LR"]),
-               "harder_stats": ", ".join(STAT_SHORT[s] for s in harder) or "none",
-               "easier_stats": ", ".join(STAT_SHORT[s] for s in STATISTICS if s not in harder) or "none"}
-    judged = verdict(len(harder), len(STATISTICS)) if 2 * len(harder) >= len(STATISTICS) else "does not hold"
-    numbers = f"CKB-8 harder for {len(harder)} of {len(STATISTICS)} statistics; " + numbers
+    avg = {d: {s: means[d][s].mean() for s in RATIO_STATISTICS} for d in means}
+    harder = [s for s in RATIO_STATISTICS if avg["ckb8"][s] > avg["mog8"][s]]
+    numbers = ", ".join(f"{STATISTICS[s].label}: {avg['mog8'][s]:.2f} (MoG) vs {avg['ckb8'][s]:.2f} (CKB)"
+                        for s in RATIO_STATISTICS)
+    details = {"lr_mean_mog8": float(avg["mog8"]["lr"]), "lr_mean_ckb8": float(avg["ckb8"]["lr"]),
+               "harder_stats": ", ".join(STATISTICS[s].label for s in harder) or "none",
+               "easier_stats": ", ".join(STATISTICS[s].label for s in RATIO_STATISTICS if s not in harder) or "none"}
+    judged = verdict(len(harder), len(RATIO_STATISTICS)) if 2 * len(harder) >= len(RATIO_STATISTICS) else "does not hold"
+    numbers = f"CKB-8 harder for {len(harder)} of {len(RATIO_STATISTICS)} statistics; " + numbers
     return Claim("ckb_harder", "CKB-8 is harder than MoG-8", "App. D.2", numbers, judged, details)

@@ -21,7 +21,7 @@ import numpy as np
 from scipy.stats import mannwhitneyu, norm
 
 from gendel.claims.base import NOT_RESOLVED, Claim, verdict
-from gendel.claims._tables import FAMILY_LABELS, PHI_NAMES, STAT_SHORT, index, lambda_trend, name, need, table
+from gendel.claims._tables import FAMILY_LABELS, index, lambda_trend, name, need, table
 from gendel.deletion_test.calibration import PowerResult, binomial_interval
 from gendel.deletion_test.stats import STATISTICS
 
@@ -35,15 +35,15 @@ def q3_wide(kbc, knn, *, sigma_c, sigma_a, critical, within=0.25):
 
     Examples
     --------
-    >>> kbc = {"mog8": {"LR": [[0.5, 0.5, 0.5], [0.5, 0.1, 0.5]]}}
-    >>> knn = {"mog8": {"LR": [[0.5], [0.5]]}}
+    >>> kbc = {"mog8": {"lr": [[0.5, 0.5, 0.5], [0.5, 0.1, 0.5]]}}
+    >>> knn = {"mog8": {"lr": [[0.5], [0.5]]}}
     >>> c = q3_wide(kbc, knn, sigma_c=(0.075, 0.1, 0.125), sigma_a=0.1, critical=0.12)
     >>> c.verdict, c.details
     ('partly', {'sep_passed': 7, 'sep_total': 8})
     """
     sig = np.asarray(sigma_c, dtype=float)
-    sep = {d: {"kbc": table(kbc, d, "LR", (None, len(sig)), "KBC") > critical,
-               "knn": table(knn, d, "LR", (None, None), "kNN") > critical} for d in kbc}
+    sep = {d: {"kbc": table(kbc, d, "lr", (None, len(sig)), "KBC") > critical,
+               "knn": table(knn, d, "lr", (None, None), "kNN") > critical} for d in kbc}
     near = np.abs(sig - sigma_a) <= within * sigma_a + 1e-12
     wide = sum(int(row[near].all()) for d in kbc for row in sep[d]["kbc"])
     n_rows = sum(len(sep[d]["kbc"]) for d in kbc)
@@ -58,23 +58,23 @@ def q3_wide(kbc, knn, *, sigma_c, sigma_a, critical, within=0.25):
 def q3_lr_asc(kbc, *, share=0.75):
     """Claim 2: LR is (slightly) better than ASC (§5.1; App. D.1, D.2).
 
-    Rule: for each phi, over all data sets, lambda and sigma_C, LR has a KS at least as large as
+    Rule: for each ASC statistic (one per phi), over all data sets, lambda and sigma_C, LR has a KS at least as large as
     ASC in at least ``share`` of the cases.
 
     Examples
     --------
-    >>> ks = {"mog8": {"LR": [[0.5, 0.5]], "log": [[0.4, 0.5]], "tlogt": [[0.6, 0.6]],
-    ...                "hellinger": [[0.1, 0.2]]}}
+    >>> ks = {"mog8": {"lr": [[0.5, 0.5]], "asc-log": [[0.4, 0.5]], "asc-tlogt": [[0.6, 0.6]],
+    ...                "asc-hellinger": [[0.1, 0.2]]}}
     >>> c = q3_lr_asc(ks)
     >>> c.verdict, c.details
     ('partly', {'lr_asc_min': 0.0})
     """
     fr = {}
-    for phi in PHI_NAMES:
-        lr = np.concatenate([table(kbc, d, "LR", (None, None), "KBC").ravel() for d in kbc])
+    for phi in (key for key in STATISTICS if STATISTICS[key].phi is not None):
+        lr = np.concatenate([table(kbc, d, "lr", (None, None), "KBC").ravel() for d in kbc])
         asc = np.concatenate([table(kbc, d, phi, (None, None), "KBC").ravel() for d in kbc])
         fr[phi] = (np.mean(lr >= asc), np.mean(lr - asc))
-    numbers = "; ".join(f"{STAT_SHORT[p]}: LR ≥ ASC in {100 * f:.0f} % of cases (mean difference {m:+.2f})"
+    numbers = "; ".join(f"{STATISTICS[p].label}: LR ≥ ASC in {100 * f:.0f} % of cases (mean difference {m:+.2f})"
                         for p, (f, m) in fr.items())
     return Claim("lr_asc", "LR (slightly) better than ASC", "§5.1; App. D.1, D.2", numbers,
                  verdict(sum(f >= share for f, _ in fr.values()), len(fr)),
@@ -89,7 +89,7 @@ def q3_lambda(kbc, *, lambdas, sigma_c):
 
     Examples
     --------
-    >>> ks = {"mog8": {"LR": [[0.9, 0.8], [0.5, 0.6]]}}
+    >>> ks = {"mog8": {"lr": [[0.9, 0.8], [0.5, 0.6]]}}
     >>> q3_lambda(ks, lambdas=(0.5, 0.9), sigma_c=(0.075, 0.125)).verdict
     'holds'
     """
@@ -106,7 +106,7 @@ def q3_kbc_knn(kbc, knn, *, lambdas, knn_lambdas, tolerance=0.1):
 
     Examples
     --------
-    >>> kbc, knn = {"mog8": {"LR": [[0.8, 0.9], [0.5, 0.5]]}}, {"mog8": {"LR": [[0.8], [0.7]]}}
+    >>> kbc, knn = {"mog8": {"lr": [[0.8, 0.9], [0.5, 0.5]]}}, {"mog8": {"lr": [[0.8], [0.7]]}}
     >>> c = q3_kbc_knn(kbc, knn, lambdas=(0.6, 0.8), knn_lambdas=(0.6, 0.8))
     >>> c.verdict, c.details["kbc_ahead"], round(c.details["max_gap"], 2)
     ('partly', 1, 0.2)
@@ -115,8 +115,8 @@ def q3_kbc_knn(kbc, knn, *, lambdas, knn_lambdas, tolerance=0.1):
     nk = len(knn_lambdas)
     gaps = {}
     for d in knn:
-        kb = table(kbc, d, "LR", (len(lambdas), None), "KBC")
-        kn = table(knn, d, "LR", (nk, None), "kNN")
+        kb = table(kbc, d, "lr", (len(lambdas), None), "KBC")
+        kn = table(knn, d, "lr", (nk, None), "kNN")
         gaps[d] = [np.median(kb[r]) - np.median(kn[i]) for i, r in enumerate(rows)]
     # KS values are multiples of 1/R: a gap of exactly ``tolerance`` (0.8 - 0.7 = 0.10000000000000009
     # in floating point) is within it
@@ -137,15 +137,15 @@ def q3_ckb_harder(kbc, knn):
 
     Examples
     --------
-    >>> kbc = {"mog8": {"LR": [[0.9, 0.8]]}, "ckb8": {"LR": [[0.7, 0.8]]}}
-    >>> knn = {"mog8": {"LR": [[0.9]]}, "ckb8": {"LR": [[0.8]]}}
+    >>> kbc = {"mog8": {"lr": [[0.9, 0.8]]}, "ckb8": {"lr": [[0.7, 0.8]]}}
+    >>> knn = {"mog8": {"lr": [[0.9]]}, "ckb8": {"lr": [[0.8]]}}
     >>> q3_ckb_harder(kbc, knn).verdict
     'holds'
     """
     need(kbc, ("mog8", "ckb8"), "KBC")
     need(knn, ("mog8", "ckb8"), "kNN")
     ks = {"kbc": kbc, "knn": knn}
-    avg = {d: {f: table(ks[f], d, "LR", (None, None), FAMILY_LABELS[f]).mean() for f in ks} for d in ("mog8", "ckb8")}
+    avg = {d: {f: table(ks[f], d, "lr", (None, None), FAMILY_LABELS[f]).mean() for f in ks} for d in ("mog8", "ckb8")}
     n5 = sum(avg["ckb8"][f] < avg["mog8"][f] for f in ks)
     numbers = "; ".join(f"{FAMILY_LABELS[f]}: mean KS {avg['mog8'][f]:.2f} (MoG) vs {avg['ckb8'][f]:.2f} (CKB)"
                         for f in ks)

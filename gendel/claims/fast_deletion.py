@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from gendel.claims.base import Claim, verdict
-from gendel.claims._tables import FAMILY_LABELS, PHI_NAMES, STAT_SHORT, exact_column, index, lambda_trend, name, need, table
+from gendel.claims._tables import FAMILY_LABELS, STATISTICS, exact_column, index, lambda_trend, name, need, table
 
 
 def q2_wide(kbc, knn, *, lambdas, knn_lambdas, sigma_c, sigma_a, critical, within=0.25, at_lambda=0.8):
@@ -26,8 +26,8 @@ def q2_wide(kbc, knn, *, lambdas, knn_lambdas, sigma_c, sigma_a, critical, withi
 
     Examples
     --------
-    >>> kbc = {"mog8": {"LR": [[0.3, 0.05, 0.3], [0.1, 0.05, 0.1]]}}
-    >>> knn = {"mog8": {"LR": [[0.3], [0.2]]}}
+    >>> kbc = {"mog8": {"lr": [[0.3, 0.05, 0.3], [0.1, 0.05, 0.1]]}}
+    >>> knn = {"mog8": {"lr": [[0.3], [0.2]]}}
     >>> c = q2_wide(kbc, knn, lambdas=(0.6, 0.8), knn_lambdas=(0.6, 0.8), sigma_c=(0.075, 0.1, 0.125),
     ...             sigma_a=0.1, critical=0.12)
     >>> c.verdict, c.details["exact_pass"], c.details["kbc_pass_mog8"]
@@ -36,8 +36,8 @@ def q2_wide(kbc, knn, *, lambdas, knn_lambdas, sigma_c, sigma_a, critical, withi
     sig = np.asarray(sigma_c, dtype=float)
     ia, off = exact_column(sigma_c, sigma_a)
     nl = len(lambdas)
-    lr = {d: table(kbc, d, "LR", (nl, len(sig)), "KBC") for d in kbc}
-    kn = {d: table(knn, d, "LR", (len(knn_lambdas), None), "kNN") for d in kbc}
+    lr = {d: table(kbc, d, "lr", (nl, len(sig)), "KBC") for d in kbc}
+    kn = {d: table(knn, d, "lr", (len(knn_lambdas), None), "kNN") for d in kbc}
     kbc_pass = {d: (lr[d] < critical).sum(axis=1) for d in kbc}
     knn_pass = {d: (kn[d] < critical).sum(axis=1) for d in kbc}
     near = np.abs(sig - sigma_a) <= within * sigma_a + 1e-12
@@ -71,7 +71,7 @@ def q2_lambda(kbc, *, lambdas, sigma_c, sigma_a):
 
     Examples
     --------
-    >>> ks = {"mog8": {"LR": [[0.5, 0.0, 0.4], [0.3, 0.0, 0.2]]}}
+    >>> ks = {"mog8": {"lr": [[0.5, 0.0, 0.4], [0.3, 0.0, 0.2]]}}
     >>> q2_lambda(ks, lambdas=(0.5, 0.9), sigma_c=(0.05, 0.1, 0.15), sigma_a=0.1).details
     {'lambda_neg': 2, 'lambda_total': 2}
     """
@@ -90,7 +90,7 @@ def q2_kbc_knn(kbc, knn, *, lambdas, knn_lambdas):
 
     Examples
     --------
-    >>> kbc, knn = {"mog8": {"LR": [[0.1, 0.2, 0.3]]}}, {"mog8": {"LR": [[0.3, 0.4]]}}
+    >>> kbc, knn = {"mog8": {"lr": [[0.1, 0.2, 0.3]]}}, {"mog8": {"lr": [[0.3, 0.4]]}}
     >>> q2_kbc_knn(kbc, knn, lambdas=(0.8,), knn_lambdas=(0.8,)).verdict
     'holds'
     """
@@ -98,8 +98,8 @@ def q2_kbc_knn(kbc, knn, *, lambdas, knn_lambdas):
     nk = len(knn_lambdas)
     better = {}
     for d in knn:
-        kb = table(kbc, d, "LR", (len(lambdas), None), "KBC")
-        kn = table(knn, d, "LR", (nk, None), "kNN")
+        kb = table(kbc, d, "lr", (len(lambdas), None), "KBC")
+        kn = table(knn, d, "lr", (nk, None), "kNN")
         better[d] = [(np.median(kb[r]), np.median(kn[i])) for i, r in enumerate(rows)]
     n3 = {d: sum(a < b for a, b in better[d]) for d in knn}
     numbers = "; ".join(f"{name(d)}: KBC median below kNN median at {n3[d]}/{nk} λ ("
@@ -117,7 +117,7 @@ def q2_moderate_k(knn, *, knn_k, moderate=(10, 50)):
 
     Examples
     --------
-    >>> knn = {"mog8": {"LR": [[0.4, 0.2, 0.3], [0.1, 0.2, 0.3]]}}
+    >>> knn = {"mog8": {"lr": [[0.4, 0.2, 0.3], [0.1, 0.2, 0.3]]}}
     >>> q2_moderate_k(knn, knn_k=(5, 10, 20)).details
     {'moderate_better': 1, 'n_cases_knn': 2}
     """
@@ -126,7 +126,7 @@ def q2_moderate_k(knn, *, knn_k, moderate=(10, 50)):
     low = [j for j, k in enumerate(knn_k) if k < lo]
     if not mid or not low:
         raise ValueError(f"knn_k={tuple(knn_k)} needs a k in {lo}..{hi} and a k below {lo} to compare them")
-    kn = {d: table(knn, d, "LR", (None, len(knn_k)), "kNN") for d in knn}
+    kn = {d: table(knn, d, "lr", (None, len(knn_k)), "kNN") for d in knn}
     n4 = {d: sum(row[mid].min() < row[low].min() for row in kn[d]) for d in knn}
     low_k = ", ".join(str(knn_k[j]) for j in low)
     numbers = "; ".join(f"{name(d)}: best moderate k beats k = {low_k} at {n4[d]}/{len(kn[d])} λ" for d in knn)
@@ -138,26 +138,26 @@ def q2_moderate_k(knn, *, knn_k, moderate=(10, 50)):
 def q2_lr_asc(kbc, *, sigma_c, sigma_a, band=(0.25, 0.75)):
     """Claim 5: no clear difference between LR and ASC (App. D.1).
 
-    Rule: for each phi, over all data sets, lambda and sigma_C != sigma_A, the share of cases in
+    Rule: for each ASC statistic (one per phi), over all data sets, lambda and sigma_C != sigma_A, the share of cases in
     which LR has the larger KS lies in ``band`` (neither statistic is consistently more
     sensitive).
 
     Examples
     --------
-    >>> ks = {"mog8": {"LR": [[0.2, 0.0, 0.3]], "log": [[0.3, 0.0, 0.2]],
-    ...                "tlogt": [[0.1, 0.0, 0.1]], "hellinger": [[0.4, 0.0, 0.4]]}}
+    >>> ks = {"mog8": {"lr": [[0.2, 0.0, 0.3]], "asc-log": [[0.3, 0.0, 0.2]],
+    ...                "asc-tlogt": [[0.1, 0.0, 0.1]], "asc-hellinger": [[0.4, 0.0, 0.4]]}}
     >>> c = q2_lr_asc(ks, sigma_c=(0.05, 0.1, 0.15), sigma_a=0.1)
     >>> c.verdict, c.details
     ('partly', {'lr_larger_min': 0.0, 'lr_larger_max': 100.0})
     """
     _, off = exact_column(sigma_c, sigma_a)
     fr = {}
-    for phi in PHI_NAMES:
-        lr = np.concatenate([table(kbc, d, "LR", (None, len(sigma_c)), "KBC")[:, off].ravel() for d in kbc])
+    for phi in (key for key in STATISTICS if STATISTICS[key].phi is not None):
+        lr = np.concatenate([table(kbc, d, "lr", (None, len(sigma_c)), "KBC")[:, off].ravel() for d in kbc])
         asc = np.concatenate([table(kbc, d, phi, (None, len(sigma_c)), "KBC")[:, off].ravel() for d in kbc])
         fr[phi] = (np.mean(lr > asc), np.mean(lr - asc))
     n5 = sum(band[0] <= f <= band[1] for f, _ in fr.values())
-    numbers = "; ".join(f"{STAT_SHORT[p]}: LR larger in {100 * f:.0f} % of cases (mean difference {m:+.2f})"
+    numbers = "; ".join(f"{STATISTICS[p].label}: LR larger in {100 * f:.0f} % of cases (mean difference {m:+.2f})"
                         for p, (f, m) in fr.items())
     shares = [f for f, _ in fr.values()]
     return Claim("lr_asc", "no clear difference between LR and ASC", "App. D.1", numbers, verdict(n5, len(fr)),
@@ -172,8 +172,8 @@ def q2_ckb_harder(kbc, knn, *, sigma_c, sigma_a):
 
     Examples
     --------
-    >>> kbc = {"mog8": {"LR": [[0.2, 0.0, 0.2]]}, "ckb8": {"LR": [[0.3, 0.0, 0.3]]}}
-    >>> knn = {"mog8": {"LR": [[0.4]]}, "ckb8": {"LR": [[0.3]]}}
+    >>> kbc = {"mog8": {"lr": [[0.2, 0.0, 0.2]]}, "ckb8": {"lr": [[0.3, 0.0, 0.3]]}}
+    >>> knn = {"mog8": {"lr": [[0.4]]}, "ckb8": {"lr": [[0.3]]}}
     >>> c = q2_ckb_harder(kbc, knn, sigma_c=(0.05, 0.1, 0.15), sigma_a=0.1)
     >>> c.verdict, c.details
     ('partly', {'harder_families': 'KBC'})
@@ -181,8 +181,8 @@ def q2_ckb_harder(kbc, knn, *, sigma_c, sigma_a):
     need(kbc, ("mog8", "ckb8"), "KBC")
     need(knn, ("mog8", "ckb8"), "kNN")
     _, off = exact_column(sigma_c, sigma_a)
-    avg = {d: {"kbc": table(kbc, d, "LR", (None, len(sigma_c)), "KBC")[:, off].mean(),
-               "knn": table(knn, d, "LR", (None, None), "kNN").mean()} for d in ("mog8", "ckb8")}
+    avg = {d: {"kbc": table(kbc, d, "lr", (None, len(sigma_c)), "KBC")[:, off].mean(),
+               "knn": table(knn, d, "lr", (None, None), "kNN").mean()} for d in ("mog8", "ckb8")}
     harder = [f for f in ("kbc", "knn") if avg["ckb8"][f] > avg["mog8"][f]]
     numbers = "; ".join(f"{'mean KS, ' if f == 'kbc' else ''}{FAMILY_LABELS[f]}: {avg['mog8'][f]:.2f} (MoG) vs "
                         f"{avg['ckb8'][f]:.2f} (CKB)" for f in ("kbc", "knn"))

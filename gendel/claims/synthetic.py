@@ -1,7 +1,8 @@
 """The claims of §5.1 and Appendix D on the synthetic data: KS tables in, claims out.
 
 A *KS table* is a mapping ``{dataset: {statistic: array}}``: for each data set ("mog8",
-"ckb8") and statistic ("LR", "log", "tlogt", "hellinger"), the KS statistics of one question
+"ckb8") and statistic (a key of :data:`gendel.deletion_test.stats.STATISTICS` computed from log
+ratios: "lr", "asc-log", "asc-tlogt", "asc-hellinger"), the KS statistics of one question
 as an array of shape ``(len(lambdas), len(settings))``, one row per lambda and one column per
 KBC bandwidth sigma_C or kNN k (what ``gendel.synthetic.experiments.Sweep.ks(question, stat)`` returns).
 The rules of the three questions take such tables and the grids they were computed on:
@@ -15,7 +16,6 @@ The rules of the three questions take such tables and the grids they were comput
 
 from __future__ import annotations
 
-from gendel.synthetic import experiments as E
 from gendel.synthetic.protocol import PAPER
 from gendel.claims import approximation as _A
 from gendel.claims import deletion_test as _T
@@ -26,10 +26,10 @@ from gendel.claims._tables import ks_tables
 
 def _settings(sweeps, sigma_c=None, sigma_a=None, R=None, lambdas=None, knn_lambdas=None, knn_k=None):
     """The grids and settings of the chapter's sweeps; None takes the sweeps' own value (R and sigma_A
-    from the runs' protocol, the lambdas from the sweeps) or the chapter's grid (sigma_C, k)."""
+    from the runs' protocol, the lambdas and the DREs' sigma_C and k from the sweeps)."""
     first = next(iter(sweeps.values()), None)
     if first is None:
-        raise ValueError("sweeps is empty; pass {dataset: gendel.synthetic.experiments.chapter_sweeps(dataset)}")
+        raise ValueError("sweeps is empty; pass {dataset: gendel.synthetic.experiments.chapter_sweeps(protocol)}")
     missing = {"kbc", "knn"} - set(first)
     if missing:
         raise ValueError(f"each data set needs a 'kbc' and a 'knn' sweep (as chapter_sweeps returns); "
@@ -38,12 +38,12 @@ def _settings(sweeps, sigma_c=None, sigma_a=None, R=None, lambdas=None, knn_lamb
     protocol = getattr(first["kbc"].results[0][0], "protocol", None) if first["kbc"].results else None
     run = protocol or PAPER
     return dict(
-        sigma_c=tuple(E.SIGMA_C if sigma_c is None else sigma_c),
+        sigma_c=tuple(first["kbc"].params if sigma_c is None else sigma_c),
         sigma_a=float(run.sigma_a if sigma_a is None else sigma_a),
         R=int(run.R if R is None else R),
         lambdas=tuple(first["kbc"].lams if lambdas is None else lambdas),
         knn_lambdas=tuple(first["knn"].lams if knn_lambdas is None else knn_lambdas),
-        knn_k=tuple(E.KNN_K if knn_k is None else knn_k),
+        knn_k=tuple(first["knn"].params if knn_k is None else knn_k),
     )
 
 
@@ -56,8 +56,8 @@ def q1(sweeps, **grid):
         ``{dataset: {"kbc": Sweep, "knn": Sweep}}`` for "mog8" and "ckb8", as returned by
         ``gendel.synthetic.experiments.chapter_sweeps``.
     **grid
-        ``sigma_c``, ``knn_k`` (default: the chapter's grids), ``sigma_a``, ``R`` (default: the
-        paper's), ``lambdas``, ``knn_lambdas`` (default: the sweeps').
+        ``sigma_c``, ``knn_k``, ``lambdas``, ``knn_lambdas`` (default: the sweeps'), ``sigma_a``,
+        ``R`` (default: the runs' protocol's).
 
     Returns
     -------
@@ -65,18 +65,20 @@ def q1(sweeps, **grid):
 
     Examples
     --------
-    >>> from gendel.synthetic import experiments as E
-    >>> small = dict(N=40, m=20, R=5, cache=False, progress=False)  # a small, quick run
-    >>> sweeps = {d: {"kbc": E.sweep(d, (0.8, 0.9), E.kbc_dres((0.075, 0.1, 0.125)), **small),
-    ...               "knn": E.sweep(d, (0.8, 0.9), E.knn_dres((5, 10)), **small)} for d in ("mog8", "ckb8")}
-    >>> claims = q1(sweeps, sigma_c=(0.075, 0.1, 0.125), knn_k=(5, 10), R=5)
+    >>> from gendel.core.dre import make_dre
+    >>> from gendel.synthetic.experiments import Protocol, sweep
+    >>> small = dict(lams=(0.8, 0.9), cache=False, progress=False)  # a small, quick run
+    >>> sweeps = {d: {"kbc": sweep(Protocol(d, N=40, m=20, R=5), [make_dre("kbc", s) for s in (0.075, 0.1, 0.125)], **small),
+    ...               "knn": sweep(Protocol(d, N=40, m=20, R=5), [make_dre("knn", k) for k in (5, 10)], **small)}
+    ...           for d in ("mog8", "ckb8")}
+    >>> claims = q1(sweeps)
     >>> [c.key for c in claims]
     ['monotone', 'larger_sigma', 'lambda', 'knn', 'phi', 'ckb_exception', 'ckb_harder']
     >>> claims[0].details
     {'monotone_curves': 4, 'monotone_total': 4}
     """
     g = _settings(sweeps, **grid)
-    kbc, knn = ks_tables(sweeps, "Q1", "kbc"), ks_tables(sweeps, "Q1", "knn", ("LR",))
+    kbc, knn = ks_tables(sweeps, "Q1", "kbc"), ks_tables(sweeps, "Q1", "knn", ("lr",))
     sc = dict(sigma_c=g["sigma_c"], sigma_a=g["sigma_a"])
     return [
         _A.q1_monotone(kbc, R=g["R"], **sc),
@@ -103,17 +105,19 @@ def q2(sweeps, *, critical=None, **grid):
 
     Examples
     --------
-    >>> from gendel.synthetic import experiments as E
-    >>> small = dict(N=40, m=20, R=5, cache=False, progress=False)  # a small, quick run
-    >>> sweeps = {d: {"kbc": E.sweep(d, (0.8, 0.9), E.kbc_dres((0.075, 0.1, 0.125)), **small),
-    ...               "knn": E.sweep(d, (0.8, 0.9), E.knn_dres((5, 10)), **small)} for d in ("mog8", "ckb8")}
-    >>> claims = q2(sweeps, sigma_c=(0.075, 0.1, 0.125), knn_k=(5, 10), R=5)
+    >>> from gendel.core.dre import make_dre
+    >>> from gendel.synthetic.experiments import Protocol, sweep
+    >>> small = dict(lams=(0.8, 0.9), cache=False, progress=False)  # a small, quick run
+    >>> sweeps = {d: {"kbc": sweep(Protocol(d, N=40, m=20, R=5), [make_dre("kbc", s) for s in (0.075, 0.1, 0.125)], **small),
+    ...               "knn": sweep(Protocol(d, N=40, m=20, R=5), [make_dre("knn", k) for k in (5, 10)], **small)}
+    ...           for d in ("mog8", "ckb8")}
+    >>> claims = q2(sweeps)
     >>> [c.key for c in claims]
     ['wide', 'lambda', 'kbc_knn', 'moderate_k', 'lr_asc', 'ckb_harder']
     """
     g = _settings(sweeps, **grid)
     critical = ks_critical(g["R"]) if critical is None else float(critical)
-    kbc, knn = ks_tables(sweeps, "Q2", "kbc"), ks_tables(sweeps, "Q2", "knn", ("LR",))
+    kbc, knn = ks_tables(sweeps, "Q2", "kbc"), ks_tables(sweeps, "Q2", "knn", ("lr",))
     sc = dict(sigma_c=g["sigma_c"], sigma_a=g["sigma_a"])
     lams = dict(lambdas=g["lambdas"], knn_lambdas=g["knn_lambdas"])
     return [
@@ -138,17 +142,19 @@ def q3(sweeps, *, critical=None, **grid):
 
     Examples
     --------
-    >>> from gendel.synthetic import experiments as E
-    >>> small = dict(N=40, m=20, R=5, cache=False, progress=False)  # a small, quick run
-    >>> sweeps = {d: {"kbc": E.sweep(d, (0.8, 0.9), E.kbc_dres((0.075, 0.1, 0.125)), **small),
-    ...               "knn": E.sweep(d, (0.8, 0.9), E.knn_dres((5, 10)), **small)} for d in ("mog8", "ckb8")}
-    >>> claims = q3(sweeps, sigma_c=(0.075, 0.1, 0.125), knn_k=(5, 10), R=5)
+    >>> from gendel.core.dre import make_dre
+    >>> from gendel.synthetic.experiments import Protocol, sweep
+    >>> small = dict(lams=(0.8, 0.9), cache=False, progress=False)  # a small, quick run
+    >>> sweeps = {d: {"kbc": sweep(Protocol(d, N=40, m=20, R=5), [make_dre("kbc", s) for s in (0.075, 0.1, 0.125)], **small),
+    ...               "knn": sweep(Protocol(d, N=40, m=20, R=5), [make_dre("knn", k) for k in (5, 10)], **small)}
+    ...           for d in ("mog8", "ckb8")}
+    >>> claims = q3(sweeps)
     >>> [c.key for c in claims]
     ['wide', 'lr_asc', 'lambda', 'kbc_knn', 'ckb_harder']
     """
     g = _settings(sweeps, **grid)
     critical = ks_critical(g["R"]) if critical is None else float(critical)
-    kbc, knn = ks_tables(sweeps, "Q3", "kbc"), ks_tables(sweeps, "Q3", "knn", ("LR",))
+    kbc, knn = ks_tables(sweeps, "Q3", "kbc"), ks_tables(sweeps, "Q3", "knn", ("lr",))
     return [
         _T.q3_wide(kbc, knn, critical=critical, sigma_c=g["sigma_c"], sigma_a=g["sigma_a"]),
         _T.q3_lr_asc(kbc),

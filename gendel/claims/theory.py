@@ -93,11 +93,11 @@ def _lbli_checks():
     """Thm. 3 on MoG-8 (N = 400, σ_A = 0.1): sup log ρ̂ against N'ε, ε at the smallest and at the full set."""
     from gendel.synthetic.data import EXTENT
     from gendel.core.dre import ExactKDERatio
-    from gendel.synthetic.experiments import setup
+    from gendel.synthetic.protocol import setup
     from gendel.theory import stability as st
     from gendel.theory.bound_checks import BoundCheck
 
-    X, _, _ = setup(*S.MOG8_DATA, **S.MOG8)
+    X, _, _ = setup(S.MOG8)
     N = len(X)
     order = np.random.default_rng(S.LBLI_ORDER_SEED).permutation(N)  # X' = the first N' points of this order
     n_del = np.array(S.LBLI_N_DELETED)
@@ -125,7 +125,7 @@ def theory_checks():
     >>> checks["thm1"][0].verdict    # doctest: +SKIP
     'holds'
     """
-    from gendel.synthetic.experiments import setup
+    from gendel.synthetic.protocol import setup
     from gendel.theory.approximation_checks import thm1_checks, thm2_checks
     from gendel.theory.circle import CircleModel
     from gendel.theory.consistency import consistency_sweep, lr_rc_checks, lr_sup_checks, ratio_stability_run
@@ -140,7 +140,7 @@ def theory_checks():
     tests = consistency_sweep(model, S.SIZES, R=S.R, m=S.M_TEST, seed=S.SWEEP_SEED)   # the test draws
     rs = rs_checks([ratio_stability_run(model, n, R=S.R, seed=S.RS_CALIBRATION_SEED) for n in S.RS_SIZES],
                    [ratio_stability_run(model, n, R=S.R, seed=S.RS_TEST_SEED) for n in S.RS_SIZES], S.DELTA)
-    _, _, exact = setup(*S.MOG8_DATA, **S.MOG8)
+    _, _, exact = setup(S.MOG8)
     es = error_stability_check(exact.pretrained_, S.ES_SAMPLES, calibration_seed=S.ES_CALIBRATION_SEED,
                                test_seed=S.ES_TEST_SEED, deltas=S.ES_DELTAS)
     return {

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 from scipy.spatial import cKDTree
@@ -333,59 +332,121 @@ def duplicated_training_set(X_deleted, X_kept):
     return X_aug, y_aug
 
 
-def _logistic_regression_dre(_=None):
+def _logistic_regression():
     from sklearn.linear_model import LogisticRegression
 
-    return ClassifierDRE(LogisticRegression())
+    return LogisticRegression()
 
 
 @dataclass(frozen=True)
 class DREChoice:
-    """One DRE family that the chapters, sweeps and panels offer by name.
+    """One DRE family that the chapters, sweeps, figures, claims and panels offer by name.
 
-    ``make(value)`` returns an unfitted estimator for the family's hyper-parameter ``param``
-    (``None`` when the family has none); ``describe(value)`` labels it, e.g. "KBC, σ_C = 0.100".
+    Parameters
+    ----------
+    label : str
+        The family in a menu ("KBC (σ_C)").
+    short : str
+        The family in a table or a legend ("KBC").
+    param : str or None
+        The name of its hyper-parameter among the panels' settings ("sigma_c"), None when the
+        family has none.
+    symbol : str or None
+        The hyper-parameter's symbol ("σ_C").
+    estimator : type
+        The estimator class.
+    keyword : str or None
+        The keyword of ``estimator`` that takes the hyper-parameter ("bandwidth").
+    fmt : str
+        How :meth:`describe` writes the hyper-parameter.
 
     Examples
     --------
     >>> choice = DRE_CHOICES["kbc"]
     >>> choice.make(0.1), choice.describe(0.1)
     (KernelClassifierDRE(bandwidth=0.1), 'KBC, σ_C = 0.100')
+    >>> choice.value_of(choice.make(0.075))
+    0.075
     """
 
     label: str
     short: str
     param: str | None
     symbol: str | None
-    make: Callable
+    estimator: type
+    keyword: str | None = None
     fmt: str = "{:g}"
 
+    def make(self, value=None):
+        """The unfitted estimator with hyper-parameter ``value`` (ignored by a family without one)."""
+        if self.keyword is None:
+            return self.estimator(_logistic_regression())
+        return self.estimator(**{self.keyword: value})
+
+    def value_of(self, dre):
+        """The hyper-parameter of an estimator of this family (None when the family has none)."""
+        return None if self.keyword is None else getattr(dre, self.keyword)
+
     def describe(self, value=None):
+        """The estimator in words: "KBC, σ_C = 0.100" ("logistic regression" without a hyper-parameter)."""
         if self.param is None:
             return self.label
         return f"{self.short}, {self.symbol} = {self.fmt.format(value)}"
 
 
-#: The DRE families by key: the one table that sweeps, figures and panels read.
+#: The DRE families by key: the one table that sweeps, figures, claims and panels read.
 DRE_CHOICES = {
-    "kbc": DREChoice("KBC (σ_C)", "KBC", "sigma_c", "σ_C", lambda v: KernelClassifierDRE(bandwidth=v), "{:.3f}"),
-    "knn": DREChoice("kNN (k)", "kNN", "k", "k", lambda v: KNNClassifierDRE(k=v), "{:d}"),
-    "logreg": DREChoice("logistic regression", "logistic", None, None, _logistic_regression_dre),
+    "kbc": DREChoice("KBC (σ_C)", "KBC", "sigma_c", "σ_C", KernelClassifierDRE, "bandwidth", "{:.3f}"),
+    "knn": DREChoice("kNN (k)", "kNN", "k", "k", KNNClassifierDRE, "k", "{:d}"),
+    "logreg": DREChoice("logistic regression", "logistic", None, None, ClassifierDRE),
 }
 
 
 def make_dre(kind, value=None):
     """The unfitted DRE of family ``kind`` (a key of :data:`DRE_CHOICES`) with hyper-parameter ``value``.
 
+    The one factory of DREs by name: sweeps, figures, claims and panels call it.
+
     Examples
     --------
+    >>> make_dre("kbc", 0.075)
+    KernelClassifierDRE(bandwidth=0.075)
     >>> make_dre("knn", 10)
     KNNClassifierDRE(k=10)
     >>> make_dre("logreg")
     ClassifierDRE(estimator=LogisticRegression())
     """
+    return dre_choice(kind).make(value)
+
+
+def dre_choice(kind):
+    """The :class:`DREChoice` of key ``kind``, or a ValueError naming the keys.
+
+    Examples
+    --------
+    >>> dre_choice("knn").short
+    'kNN'
+    """
     try:
-        choice = DRE_CHOICES[kind]
+        return DRE_CHOICES[kind]
     except (KeyError, TypeError):
         raise ValueError(f"dre must be one of {tuple(DRE_CHOICES)}; got {kind!r}") from None
-    return choice.make(value)
+
+
+def dre_family(dre):
+    """The key of :data:`DRE_CHOICES` of the family ``dre`` belongs to, or None.
+
+    A family with a hyper-parameter holds the estimators of its class; one without holds only
+    what its ``make()`` builds (a ``ClassifierDRE`` around another classifier is of no family).
+
+    Examples
+    --------
+    >>> dre_family(make_dre("knn", 5)), dre_family(make_dre("logreg")), dre_family(ExactKDERatio(bandwidth=0.1))
+    ('knn', 'logreg', None)
+    """
+    for kind, choice in DRE_CHOICES.items():
+        if type(dre) is not choice.estimator:
+            continue
+        if choice.keyword is not None or repr(dre) == repr(choice.make()):
+            return kind
+    return None

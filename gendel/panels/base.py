@@ -106,6 +106,31 @@ class Panel:
     ----------
     last_valid_settings_ : dict
         The settings of the last redraw that succeeded: where a failed one rolls back to.
+
+    Examples
+    --------
+    A panel with one control, drawn as its square root (plain objects stand in for widgets):
+
+    >>> from types import SimpleNamespace
+    >>> class Root(Panel):
+    ...     def __init__(self):
+    ...         self.controls = {"x": SimpleNamespace(value=4.0)}
+    ...         self.status = self.widget = SimpleNamespace(value="")
+    ...         self._start()
+    ...     def _validate(self, settings):
+    ...         return {k: float(v) for k, v in settings.items()}
+    ...     def _refresh(self):
+    ...         if self.controls["x"].value < 0:
+    ...             raise ValueError("no square root of a negative number")
+    ...         self.drawn = self.controls["x"].value ** 0.5
+    >>> panel = Root()
+    >>> panel.set(x=9).drawn, panel.settings
+    (3.0, {'x': 9.0})
+    >>> panel.set(x=-1)   # the redraw fails: the controls roll back to the last settings that drew
+    Traceback (most recent call last):
+    ValueError: no square root of a negative number
+    >>> panel.settings, panel.drawn, "Error" in panel.status.value
+    ({'x': 9.0}, 3.0, True)
     """
 
     _suspended = False
@@ -208,6 +233,34 @@ class ComputesAhead:
     (:func:`gendel._kernels.serial_here`); a redraw stops them at the next step. ``set`` does not
     start them, nor does anything during the book build. The keys of the results computed ahead
     are in ``_ahead``.
+
+    Examples
+    --------
+    A panel whose next steps square the next two values; its background thread fills the cache:
+
+    >>> from types import SimpleNamespace
+    >>> class Squares(ComputesAhead, Panel):
+    ...     ahead_delay_s = 0.0
+    ...     def __init__(self):
+    ...         self.controls = {"x": SimpleNamespace(value=2)}
+    ...         self.status = SimpleNamespace(value="")
+    ...         self.widget = SimpleNamespace(close=lambda: None, _repr_mimebundle_=lambda **kw: {})
+    ...         self.cache = {}
+    ...         self._start()
+    ...     def _validate(self, settings):
+    ...         return settings
+    ...     def _refresh(self):
+    ...         self._refresh_started()
+    ...     def _steps_ahead(self):
+    ...         x = self.controls["x"].value
+    ...         return [lambda v=v: self.cache.setdefault(v, v * v) and v for v in (x + 1, x + 2)]
+    ...     def _closables(self):
+    ...         return []
+    >>> panel = Squares()
+    >>> panel._run_ahead(panel._generation, panel._steps_ahead())   # what the background thread runs
+    >>> sorted(panel.cache.items()), sorted(panel._ahead)
+    ([(3, 9), (4, 16)], [3, 4])
+    >>> panel.close()
     """
 
     #: Compute ahead at all (False keeps the background thread, and a second core, idle).

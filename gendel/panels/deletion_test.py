@@ -36,18 +36,16 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError('gendel.panels.deletion_test needs ipywidgets and anywidget: '
                       'pip install "gendel[widgets]"') from exc
 
-from gendel.synthetic import experiments
 from gendel._validation import check_count
 from gendel.synthetic.data import DATASETS  # the data sets of the panel: key -> label
 from gendel.deletion_test.decision import DeletionTest
 from gendel.deletion_test.stats import STATISTICS
 from gendel.panels.base import _LRU, Panel
 from gendel._environment import enable_colab_widgets, in_book_build, in_colab
-from gendel.core.dre import DRE_CHOICES
-from gendel.core.dre import make_dre as _make_dre
+from gendel.core.dre import DRE_CHOICES, make_dre
 from gendel.deletion_test.calibration import critical_value, rejects
 from gendel.plotting.deletion_test import decision_figure
-from gendel.synthetic.protocol import PAPER, Protocol
+from gendel.synthetic.protocol import PAPER, Protocol, setup
 
 #: The fitted DREs of the panel: key -> (family in :data:`gendel.core.dre.DRE_CHOICES`, hyper-parameter).
 _DRE_SPECS = {"kbc-0.075": ("kbc", 0.075), "kbc-0.1": ("kbc", 0.1), "knn-10": ("knn", 10)}
@@ -64,21 +62,6 @@ ALPHAS = (0.01, 0.05, 0.1)
 DEFAULTS = dict(dataset="mog8", dre="kbc-0.1", statistic="lr", m=100, lam=0.8, alpha=0.05)
 #: The §5.1 setting behind every configuration: the paper's N = 400 points and KDE bandwidth σ_A = 0.1.
 N, SIGMA_A = PAPER.N, PAPER.sigma_a
-
-
-def make_dre(key):
-    """The unfitted DRE of a :data:`DRES` key (None for ``"exact"``, which the setup provides).
-
-    Examples
-    --------
-    >>> make_dre("knn-10")
-    KNNClassifierDRE(k=10)
-    """
-    if key == "exact":
-        return None
-    if key not in _DRE_SPECS:
-        raise ValueError(f"dre must be one of {tuple(DRES)}; got {key!r}")
-    return _make_dre(*_DRE_SPECS[key])
 
 
 def _pick(value, choices, name):
@@ -229,11 +212,11 @@ class DeletionTestPanel(Panel):
     # ------------------------------------------------------------------ computation (cached)
 
     def _setup(self, key):
-        protocol = Protocol(key[0], key[1], N=N, sigma_a=SIGMA_A, seed=self.seed)  # the cache key
+        protocol = Protocol(key[0], lam=key[1], N=N, sigma_a=SIGMA_A, seed=self.seed)  # the cache key
 
         def compute():
             self.n_setups_ += 1
-            return experiments.setup(protocol)
+            return setup(protocol)
 
         return self._setups.get_or_compute(protocol, compute)
 
@@ -245,7 +228,7 @@ class DeletionTestPanel(Panel):
             if dre == "exact":
                 return exact
             self.n_dre_fits_ += 1
-            return make_dre(dre).fit(X, deleted)
+            return make_dre(*_DRE_SPECS[dre]).fit(X, deleted)
 
         return self._dres.get_or_compute(key, compute)
 
@@ -340,5 +323,4 @@ def deletion_test_panel(**settings):
     return DeletionTestPanel(**settings)
 
 
-__all__ = ["ALPHAS", "DEFAULTS", "DRES", "DeletionTestPanel", "LAMBDAS", "M_STEPS", "deletion_test_panel",
-           "make_dre"]
+__all__ = ["ALPHAS", "DEFAULTS", "DRES", "DeletionTestPanel", "LAMBDAS", "M_STEPS", "deletion_test_panel"]

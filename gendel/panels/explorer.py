@@ -36,13 +36,11 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
         'gendel.panels.explorer needs ipywidgets and anywidget: pip install "gendel[widgets]"'
     ) from exc
 
-from gendel.synthetic import experiments
 from gendel.panels.explorer_figures import (LIVE_WIDTH, build_ks_figure, build_maps_figure, build_stats_figure, draw_distributions,
                                 draw_ks, draw_maps)
 from gendel.panels.base import _LRU, ComputesAhead, Panel  # noqa: F401  (_LRU re-exported)
-from gendel._validation import check_positive
-from gendel.synthetic.data import check_dataset
-from gendel.core.dre import DRE_CHOICES, KernelClassifierDRE
+from gendel.core.dre import DRE_CHOICES
+from gendel.deletion_test.stats import STATISTICS
 from gendel.panels.explorer_state import (  # noqa: F401  (re-exported: the panel's tables and helpers)
     DATASETS,
     DEFAULTS,
@@ -54,11 +52,9 @@ from gendel.panels.explorer_state import (  # noqa: F401  (re-exported: the pane
     ExplorerState,
     describe_dre,
     describe_settings,
-    make_dre,
     validate_settings,
 )
-from gendel.synthetic.experiments import QUESTIONS, STATISTICS
-from gendel.plotting.common import STAT_COLORS, STAT_LABELS, STAT_SHORT
+from gendel.synthetic.protocol import QUESTIONS, RATIO_STATISTICS
 
 #: The settings that hold a DRE family's hyper-parameter (each has a slider).
 _DRE_PARAMS = tuple(choice.param for choice in DRE_CHOICES.values() if choice.param)
@@ -77,8 +73,8 @@ class ExplorerPanel(ComputesAhead, Panel):
         Initial values of the controls, see :data:`~gendel.panels.explorer_state.DEFAULTS`: ``dataset`` ("mog8"/"ckb8"),
         ``lam``, ``sigma_a``, ``dre`` ("kbc", "knn", "logreg"), ``sigma_c``, ``k``, ``seed``,
         ``R`` (repeats of the KS computation, one of 25, 50, 100, 250), ``map_mode``
-        ("difference" or "log"), ``statistic`` (whose distributions are drawn: "LR", "log",
-        "tlogt", "hellinger") and ``live_ks`` (recompute the KS statistics on every change).
+        ("difference" or "log"), ``statistic`` (whose distributions are drawn: "lr",
+        "asc-log", "asc-tlogt", "asc-hellinger", keys of :data:`gendel.deletion_test.stats.STATISTICS`) and ``live_ks`` (recompute the KS statistics on every change).
 
     Attributes
     ----------
@@ -139,7 +135,7 @@ class ExplorerPanel(ComputesAhead, Panel):
     n_ks_runs_ = property(lambda self: self.state.n_ks_runs_)
 
     def setup(self):
-        """``(X, deleted, exact)`` of the current setting (see :func:`gendel.synthetic.experiments.setup`)."""
+        """``(X, deleted, exact)`` of the current setting (see :func:`gendel.synthetic.protocol.setup`)."""
         return self._synced().setup()
 
     def dre(self):
@@ -214,7 +210,7 @@ class ExplorerPanel(ComputesAhead, Panel):
             "map_mode": toggles("map_mode", "error map", MAP_MODES, "130px"),
             "R": W.Dropdown(options=list(R_CHOICES), value=v["R"], description="repeats R",
                             style=style, layout=W.Layout(width="160px")),
-            "statistic": W.Dropdown(options=[(label, key) for key, label in STAT_LABELS.items()],
+            "statistic": W.Dropdown(options=[(STATISTICS[key].label, key) for key in RATIO_STATISTICS],
                                     value=v["statistic"], description="distributions of",
                                     style=style, layout=W.Layout(width="290px")),
             "live_ks": W.Checkbox(value=v["live_ks"], description="update KS on every change", indent=False,
@@ -325,36 +321,40 @@ def explore(**settings):
     return ExplorerPanel(**settings)
 
 
-def precomputed_ks_figure(sigma_cs, *, dataset="mog8", lam=0.8, sigma_a=0.1, seed=0, R=100, N=400, m=400):
+def precomputed_ks_figure(kbc_sweep):
     """A static figure of the panel's KS bars with a plotly slider over sigma_C (KBC).
 
-    Every step is computed here with :func:`gendel.synthetic.experiments.synthetic_statistics`, so the
-    slider works in a static HTML page without a kernel.
+    ``kbc_sweep`` is a :class:`gendel.synthetic.experiments.Sweep` at one lambda over KBC DREs
+    (one per sigma_C); every step of the slider shows one of its runs, so the slider works in a
+    static HTML page without a kernel. The slider starts at the sigma_C closest to sigma_A.
 
     Examples
     --------
-    >>> fig = precomputed_ks_figure([0.075, 0.1], N=60, m=20, R=25)
-    >>> len(fig.layout.sliders[0].steps)
+    >>> from gendel.core.dre import make_dre
+    >>> from gendel.synthetic.experiments import Protocol, sweep
+    >>> kbc = sweep(Protocol("mog8", lam=0.8, N=60, m=20, R=25), [make_dre("kbc", s) for s in (0.075, 0.1)],
+    ...             cache=False, progress=False)
+    >>> len(precomputed_ks_figure(kbc).layout.sliders[0].steps)
     2
     """
-    sigma_cs = [check_positive(v, "sigma_c") for v in sigma_cs]
-    if not sigma_cs:
-        raise ValueError("sigma_cs must hold at least one bandwidth")
-    ks = []
-    for sigma_c in sigma_cs:
-        result = experiments.synthetic_statistics(dataset, lam, KernelClassifierDRE(bandwidth=sigma_c), N=N, m=m, R=R,
-                                                  sigma_a=sigma_a, seed=seed)
-        ks.append({stat: [result.ks[q, stat] for q in QUESTIONS] for stat in STATISTICS})
-    start = int(np.argmin(np.abs(np.asarray(sigma_cs) - sigma_a)))
+    if kbc_sweep.family != "kbc" or len(kbc_sweep.lams) != 1:
+        raise ValueError("precomputed_ks_figure needs a sweep at one lambda over KBC DREs, e.g. "
+                         "sweep(Protocol('mog8', lam=0.8, R=100), [make_dre('kbc', s) for s in sigma_cs])")
+    sigma_cs = [float(s) for s in kbc_sweep.params]
+    results = kbc_sweep.results[0]
+    p = results[0].protocol
+    ks = [{stat: [result.ks[q, stat] for q in QUESTIONS] for stat in RATIO_STATISTICS} for result in results]
+    start = int(np.argmin(np.abs(np.asarray(sigma_cs) - p.sigma_a)))
     fig = build_ks_figure()  # the panel's bars, drawn at the slider's start
-    for trace, stat in zip(fig.data, STATISTICS):
+    for trace, stat in zip(fig.data, RATIO_STATISTICS):
         trace.y = ks[start][stat]
     steps = [
         dict(method="restyle", label=f"{sigma_c:.3f}",
-             args=[{"y": [ks[i][stat] for stat in STATISTICS]}, list(range(len(STATISTICS)))])
+             args=[{"y": [ks[i][stat] for stat in RATIO_STATISTICS]}, list(range(len(RATIO_STATISTICS)))])
         for i, sigma_c in enumerate(sigma_cs)
     ]
-    setting = f"{DATASETS[check_dataset(dataset)]}, λ = {lam:.2f}, σ_A = {sigma_a:.3f}, seed {seed}, R = {R}, m = {m}, N = {N}"
+    setting = (f"{DATASETS[p.dataset]}, λ = {p.lam:.2f}, σ_A = {p.sigma_a:.3f}, seed {p.seed}, R = {p.R}, m = {p.m}, "
+               f"N = {p.N}")
     fig.update_layout(
         width=None, height=480, margin=dict(l=60, r=20, t=95, b=40),
         title_text=f"KS statistics of KBC as σ_C moves (Fig. 4 at one λ)<br><sup>{setting}<br>"
@@ -365,4 +365,4 @@ def precomputed_ks_figure(sigma_cs, *, dataset="mog8", lam=0.8, sigma_a=0.1, see
     return fig
 
 
-__all__ = ["DEFAULTS", "ExplorerPanel", "ExplorerState", "RANGES", "explore", "make_dre", "precomputed_ks_figure"]
+__all__ = ["DEFAULTS", "ExplorerPanel", "ExplorerState", "RANGES", "explore", "precomputed_ks_figure"]

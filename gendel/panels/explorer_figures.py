@@ -11,9 +11,10 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from gendel.synthetic.experiments import QUESTIONS, STATISTICS
+from gendel.deletion_test.stats import STATISTICS
+from gendel.synthetic.protocol import QUESTIONS, RATIO_STATISTICS
 from gendel.panels.explorer_state import describe_dre, describe_settings
-from gendel.plotting.common import STAT_COLORS, STAT_LABELS, STAT_SHORT, plotly_text, readable_figure, rgba
+from gendel.plotting.common import STAT_COLORS, plotly_text, readable_figure, rgba
 from gendel.plotting.maps import RATIO_ZMAX, ratio_colorscale, ratio_heatmap, square_axes
 from gendel.plotting.synthetic.settings import sample_color
 
@@ -85,7 +86,14 @@ HIST_FILL = 0.18
 
 
 def build_maps_figure(n):
-    """The empty figure of the three ratio maps (as in Fig. 3) on an ``n`` x ``n`` grid."""
+    """The empty figure of the three ratio maps (as in Fig. 3) on an ``n`` x ``n`` grid.
+
+    Examples
+    --------
+    >>> fig = build_maps_figure(5)
+    >>> [t.name for t in fig.data], fig.data[0].z.shape
+    (['ρ̂', 'ρ̂<sub>ℰ</sub>', 'error'], (5, 5))
+    """
     empty = np.ones((n, n), dtype=np.float32)
     xs = ys = np.linspace(0.0, 1.0, n)
     maps = make_subplots(rows=1, cols=3, subplot_titles=("ρ̂", "ρ̂_ℰ", "error"), horizontal_spacing=0.1)
@@ -111,11 +119,18 @@ def build_ks_figure():
     A figure of its own, beside the histograms: plotly.js redraws a whole figure when its data
     change, so a key press redraws these bars, which it sends first, without the histograms.
     ``precomputed_ks_figure`` draws the same bars with a slider.
+
+    Examples
+    --------
+    >>> fig = build_ks_figure()   # one bar trace per statistic of a run, named by the registry
+    >>> [t.name for t in fig.data], list(fig.data[0].x)
+    (['LR', 'ASC (log t)', 'ASC (t log t)', 'ASC (Hellinger)'], ['Q1', 'Q2', 'Q3'])
     """
     ks = go.Figure()
-    for stat in STATISTICS:
-        ks.add_bar(x=list(QUESTIONS), y=[0.0] * len(QUESTIONS), name=STAT_SHORT[stat], marker_color=STAT_COLORS[stat],
-                   hovertemplate="%{x}: KS = %{y:.3f}<extra>" + STAT_SHORT[stat] + "</extra>")
+    for stat in RATIO_STATISTICS:
+        ks.add_bar(x=list(QUESTIONS), y=[0.0] * len(QUESTIONS), name=STATISTICS[stat].label,
+                   marker_color=STAT_COLORS[stat],
+                   hovertemplate="%{x}: KS = %{y:.3f}<extra>" + STATISTICS[stat].label + "</extra>")
     ks.update_xaxes(title_text="question")
     ks.update_yaxes(range=[0, 1], title_text="KS statistic")
     ks.update_layout(
@@ -132,6 +147,12 @@ def build_stats_figure():
     """The empty figure of the distributions behind the KS statistics: histograms of Q1-Q3.
 
     Returns the figure and ``hist_traces``: (question, (sample, ratio)) -> index of its histogram trace.
+
+    Examples
+    --------
+    >>> fig, hist_traces = build_stats_figure()
+    >>> len(fig.data), hist_traces["Q3", ("H1", "dre")]
+    (6, 5)
     """
     stats = make_subplots(rows=1, cols=len(QUESTIONS), horizontal_spacing=0.1, subplot_titles=list(QUESTIONS))
     shown = set()
@@ -195,6 +216,15 @@ def draw_maps(fig, maps, s, N, *, axes=True, exact=True):
     set only; setting them again costs a fifth of a second of plotly's validation);
     ``exact=False`` keeps the exact map rho_hat (it does not depend on the DRE), so a move of
     sigma_C or k sends one ratio map instead of two.
+
+    Examples
+    --------
+    >>> from gendel.panels.explorer_state import ExplorerState
+    >>> state = ExplorerState(N=60, m=20, resolution=8, R=25)
+    >>> fig = build_maps_figure(8)
+    >>> draw_maps(fig, state.maps(), state.settings, state.N)
+    >>> fig.layout.annotations[1].text, fig.data[1].z.shape
+    ('ρ̂<sub>ℰ</sub> (KBC, σ<sub>C</sub> = 0.100)', (8, 8))
     """
     # A batch_update sends, for every edited trace, every key that some trace of the batch changed,
     # with null where that trace did not change it (plotly 7.1 FigureWidget; a value set to what it
@@ -230,14 +260,34 @@ def draw_maps(fig, maps, s, N, *, axes=True, exact=True):
 
 def draw_ks(fig, result, R, m):
     """Draw the KS statistics of ``result`` (R repeats of m samples per set) as the bars of ``fig``
-    (:func:`build_ks_figure`)."""
+    (:func:`build_ks_figure`).
+
+    Examples
+    --------
+    >>> from gendel.panels.explorer_state import ExplorerState
+    >>> result = ExplorerState(N=60, m=20, resolution=8, R=25).statistics()
+    >>> fig = build_ks_figure()
+    >>> draw_ks(fig, result, R=25, m=20)
+    >>> list(fig.data[0].y) == [result.ks[q, "lr"] for q in ("Q1", "Q2", "Q3")]
+    True
+    """
     with fig.batch_update():  # one message, one redraw in the browser (every bar changes y only)
-        for trace, stat in zip(fig.data, STATISTICS):
+        for trace, stat in zip(fig.data, RATIO_STATISTICS):
             trace.y = [result.ks[q, stat] for q in QUESTIONS]
         fig.layout.title.text = f"KS statistics (Fig. 4)<br><sup>R = {R}, m = {m}</sup>"
 
 def draw_distributions(fig, hist_traces, s, result):
-    """Draw the histograms of ``s["statistic"]`` over the repeats of ``result`` (settings ``s``) into ``fig``."""
+    """Draw the histograms of ``s["statistic"]`` over the repeats of ``result`` (settings ``s``) into ``fig``.
+
+    Examples
+    --------
+    >>> from gendel.panels.explorer_state import ExplorerState
+    >>> state = ExplorerState(N=60, m=20, resolution=8, R=25)
+    >>> fig, hist_traces = build_stats_figure()
+    >>> draw_distributions(fig, hist_traces, state.settings, state.statistics())
+    >>> int(sum(fig.data[hist_traces["Q3", ("H0", "dre")]].y)), fig.layout.xaxis.title.text   # every repeat
+    (25, 'LR')
+    """
     stat = s["statistic"]
     values = result.values[stat]
     titles, steps = [], {}
@@ -276,8 +326,8 @@ def draw_distributions(fig, hist_traces, s, result):
         for annotation, text in zip(fig.layout.annotations, titles):
             annotation.text = plotly_text(text)
         for col in range(1, len(QUESTIONS) + 1):
-            fig.update_xaxes(title_text=STAT_LABELS[stat], row=1, col=col)
+            fig.update_xaxes(title_text=STATISTICS[stat].label, row=1, col=col)
         fig.layout.title.text = plotly_text(f"The distributions behind the KS statistics (Figs. 5, 6)<br>"
                                  f"<sup>Q1 DRE approximation, Q2 fast deletion, Q3 deletion test · "
-                                 f"histograms of {STAT_LABELS[stat]} over R = {s['R']} repeats<br>"
+                                 f"histograms of {STATISTICS[stat].label} over R = {s['R']} repeats<br>"
                                  f"{describe_settings(s)}</sup>")

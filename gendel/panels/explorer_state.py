@@ -25,15 +25,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gendel.synthetic import experiments
-from gendel.panels.base import _LRU
 from gendel._validation import check_count, check_lambda, check_positive
+from gendel.core.dre import DRE_CHOICES, dre_choice, make_dre
+from gendel.panels.base import _LRU
 from gendel.synthetic.data import DATASETS, EXTENT, check_dataset
-from gendel.core.dre import DRE_CHOICES
-from gendel.core.dre import make_dre as _make_dre
+from gendel.synthetic import experiments
 from gendel.synthetic.experiments import grid
-from gendel.synthetic.protocol import STATISTICS
-from gendel.synthetic.protocol import Protocol
+from gendel.synthetic.protocol import RATIO_STATISTICS, Protocol, setup
 
 #: Choices of the panel's drop-downs and toggles: value -> label.
 DRES = {kind: choice.label for kind, choice in DRE_CHOICES.items()}
@@ -52,32 +50,22 @@ RANGES = {
 #: The defaults: the paper's setting of Figs. 3-6 (MoG-8, lambda = 0.8, sigma_A = 0.1, KBC with
 #: sigma_C = sigma_A) with R = 100 repeats instead of 250, so one update takes ~1 s.
 DEFAULTS = dict(dataset="mog8", lam=0.8, sigma_a=0.1, dre="kbc", sigma_c=0.1, k=10, seed=0, R=100,
-                map_mode="log", statistic="LR", live_ks=True)
+                map_mode="log", statistic="lr", live_ks=True)
 
 #: Colour-bar limits of the error map, per mode: differences outside are drawn at the ends.
 ERROR_LIMITS = {"difference": 0.5, "log": 1.5}
 
 
-def _dre_value(kind, sigma_c, k):
-    """The hyper-parameter of DRE family ``kind`` among the panel's settings (None if it has none)."""
-    try:
-        param = DRE_CHOICES[kind].param
-    except (KeyError, TypeError):
-        raise ValueError(f"dre must be one of {tuple(DRE_CHOICES)}; got {kind!r}") from None
-    return {"sigma_c": sigma_c, "k": k}.get(param)
-
-
-def make_dre(kind, *, sigma_c=0.1, k=10):
-    """The unfitted DRE of the panel for a choice of ``kind`` (a key of :data:`gendel.core.dre.DRE_CHOICES`).
-
-    Only the hyper-parameter of the family is used: ``sigma_c`` for "kbc", ``k`` for "knn".
+def dre_value(kind, *, sigma_c=0.1, k=10):
+    """The hyper-parameter of DRE family ``kind`` among the panel's settings (None if it has none):
+    ``sigma_c`` for "kbc", ``k`` for "knn"; ``make_dre(kind, dre_value(kind, ...))`` is the panel's DRE.
 
     Examples
     --------
-    >>> make_dre("knn", k=5)
-    KNNClassifierDRE(k=5)
+    >>> dre_value("knn", k=5), make_dre("knn", dre_value("knn", k=5))
+    (5, KNNClassifierDRE(k=5))
     """
-    return _make_dre(kind, _dre_value(kind, sigma_c, k))
+    return {"sigma_c": sigma_c, "k": k}.get(dre_choice(kind).param)
 
 
 def describe_dre(kind, *, sigma_c=0.1, k=10):
@@ -88,7 +76,7 @@ def describe_dre(kind, *, sigma_c=0.1, k=10):
     >>> describe_dre("kbc", sigma_c=0.1)
     'KBC, σ_C = 0.100'
     """
-    return DRE_CHOICES[kind].describe(_dre_value(kind, sigma_c, k))
+    return DRE_CHOICES[kind].describe(dre_value(kind, sigma_c=sigma_c, k=k))
 
 
 def describe_settings(settings):
@@ -122,7 +110,7 @@ def validate_settings(settings):
         if name == "dataset":
             value = check_dataset(value)
         elif name in ("dre", "map_mode", "statistic"):
-            choices = {"dre": tuple(DRES), "map_mode": tuple(MAP_MODES), "statistic": STATISTICS}[name]
+            choices = {"dre": tuple(DRES), "map_mode": tuple(MAP_MODES), "statistic": RATIO_STATISTICS}[name]
             if value not in choices:
                 raise ValueError(f"{name} must be one of {choices}; got {value!r}")
         elif name == "live_ks":
@@ -275,10 +263,10 @@ class ExplorerState:
         return self._dre_key_of(self._settings)
 
     def _protocol_of(self, s):
-        return Protocol(s["dataset"], s["lam"], N=self.N, m=self.m, R=s["R"], sigma_a=s["sigma_a"], seed=s["seed"])
+        return Protocol(s["dataset"], lam=s["lam"], N=self.N, m=self.m, R=s["R"], sigma_a=s["sigma_a"], seed=s["seed"])
 
     def _dre_key_of(self, s):
-        value = _dre_value(s["dre"], s["sigma_c"], s["k"])
+        value = dre_value(s["dre"], sigma_c=s["sigma_c"], k=s["k"])
         return (s["dre"],) if value is None else (s["dre"], value)
 
     @property
@@ -308,7 +296,7 @@ class ExplorerState:
 
     def _setup(self, key):
         def compute():
-            X, deleted, exact = experiments.setup(key)
+            X, deleted, exact = setup(key)
             _, _, points = self._grid(key.dataset)
             self.n_setups_ += 1
             return {
@@ -322,7 +310,7 @@ class ExplorerState:
     def _dre(self, setup_key, dre_key):
         def compute():
             X, deleted, _ = self._setup(setup_key)["data"]
-            dre = _make_dre(*dre_key).fit(X, deleted)
+            dre = make_dre(*dre_key).fit(X, deleted)
             _, _, points = self._grid(setup_key.dataset)
             self.n_dre_fits_ += 1
             return {"dre": dre, "log_ratio": dre.log_ratio(points)}
@@ -330,7 +318,7 @@ class ExplorerState:
         return self._dres.get_or_compute((setup_key, dre_key), compute)
 
     def setup(self):
-        """``(X, deleted, exact)`` of the current settings (see :func:`gendel.synthetic.experiments.setup`)."""
+        """``(X, deleted, exact)`` of the current settings (see :func:`gendel.synthetic.protocol.setup`)."""
         return self._setup(self.setup_key)["data"]
 
     def dre(self):
@@ -363,7 +351,7 @@ class ExplorerState:
     def _statistics(self, key):
         def compute():
             protocol, dre_key = key
-            result = experiments.synthetic_statistics(protocol, _make_dre(*dre_key))
+            result = experiments.synthetic_statistics(protocol, make_dre(*dre_key))
             self.n_ks_runs_ += 1
             return result
 
@@ -396,4 +384,4 @@ class ExplorerState:
 
 
 __all__ = ["DATASETS", "DEFAULTS", "DRES", "ERROR_LIMITS", "ExplorerState", "MAP_MODES", "RANGES", "R_CHOICES",
-           "RatioMaps", "describe_dre", "describe_settings", "make_dre", "validate_settings", "weighted_abs_mean"]
+           "RatioMaps", "describe_dre", "describe_settings", "dre_value", "validate_settings", "weighted_abs_mean"]

@@ -12,7 +12,7 @@ import plotly.io as pio
 from plotly.io._base_renderers import MimetypeRenderer
 
 from gendel._environment import in_colab
-from gendel.synthetic.protocol import STAT_SHORT as _STAT_SHORT
+from gendel.deletion_test.stats import STATISTICS
 
 #: The paper's colour code (§5.1): light blue for the approximated model, orange for the
 #: pre-trained model (H0), green for the re-trained model (H1).
@@ -37,12 +37,10 @@ def rgba(colour, alpha):
     return f"rgba({r}, {g}, {b}, {alpha})"
 
 
-#: Names of the deletion-test statistics (keys as in :data:`gendel.synthetic.experiments.STATISTICS`): in
-#: full for titles and menus, short for legends and axes, and one colour each.
-STAT_LABELS = {"LR": "LR", "log": "ASC, φ(t) = log t", "tlogt": "ASC, φ(t) = t log t (KL)",
-               "hellinger": "ASC, φ(t) = (√t − 1)² (Hellinger)"}
-STAT_SHORT = _STAT_SHORT
-STAT_COLORS = {"LR": "#3B3B3B", "log": "#7B4F9D", "tlogt": "#CC79A7", "hellinger": "#B2182B"}
+#: One colour per statistic of the registry :data:`gendel.deletion_test.stats.STATISTICS`, in its
+#: order (LR dark grey, ASC log t purple, t log t pink, Hellinger dark red, MMD² dark blue); names
+#: and axis titles are the registry's own.
+STAT_COLORS = dict(zip(STATISTICS, ("#3B3B3B", "#7B4F9D", "#CC79A7", "#B2182B", "#1F4E9C")))
 
 #: Colours for every curve that is none of the three models: greys, purples, dark red and dark
 #: blue, far from the paper's orange, green and light blue (and from their near shades: gold,

@@ -1,7 +1,18 @@
-"""Runs of the §5.1 protocol: per-repeat statistics, sweeps over lambda and DREs, the chapter's grids.
+"""Runs of the §5.1 protocol: per-repeat statistics, sweeps over lambda and DREs, ratio maps, the chapter's grids.
+
+Every run takes its settings as one :class:`~gendel.synthetic.protocol.Protocol`:
+
+==================================  ===============================================================
+:func:`synthetic_statistics`        one run: ``synthetic_statistics(Protocol("mog8", lam=0.6), dre)``
+:func:`sweep`                       runs over DREs and lambdas, cached on disk cell by cell
+:func:`ratio_maps`                  rho_hat and the rho_hat_E of some DREs on a grid, per lambda
+==================================  ===============================================================
 
 The protocol itself (how X, X' and the sample sets are drawn, and what Q1-Q3 compare) is
-described in :mod:`gendel.synthetic.protocol`; its settings are one :class:`~gendel.synthetic.protocol.Protocol`.
+described in :mod:`gendel.synthetic.protocol`. From a page to the deletion set:
+``sweep(protocol, dres, lams=...)`` calls :func:`synthetic_statistics` for each lambda, which
+calls :func:`gendel.synthetic.protocol.setup`, which calls
+:func:`gendel.synthetic.data.deletion_mask` with the protocol's lambda.
 """
 
 from __future__ import annotations
@@ -14,15 +25,14 @@ import numpy as np
 
 from gendel._progress import progress_bar
 from gendel._validation import check_count
-from gendel.synthetic import data as _data
-from gendel.cache import CacheWarning, atomic_write, cache_path, estimator_config, load_npz, usable_cache_dir
-from gendel.cache import cache_dir  # noqa: F401  (re-exported)
+from gendel.cache import (CacheWarning, atomic_write, cache_path, estimator_config, load_npz, result_fingerprint,
+                          usable_cache_dir)
 from gendel.core.deletion import ApproximateDeletion
-from gendel.core.dre import DensityRatioEstimator, KernelClassifierDRE, KNNClassifierDRE
-from gendel.synthetic.protocol import KEYS, PAPER, QUESTION_TITLES, QUESTIONS, STATISTICS, Protocol, shared  # noqa: F401
-from gendel.synthetic.protocol import log_ratios as _log_ratios
-from gendel.synthetic.protocol import setup as _protocol_setup
-from gendel.deletion_test.stats import PHI_NAMES, asc, ks_statistic, likelihood_ratio
+from gendel.core.dre import DRE_CHOICES, DensityRatioEstimator, dre_family, make_dre
+from gendel.deletion_test.stats import STATISTICS, ks_statistic
+from gendel.synthetic import data as _data
+from gendel.synthetic.protocol import KEYS, QUESTIONS, RATIO_STATISTICS, Protocol, check_protocol, log_ratios, setup
+
 
 @dataclass
 class SyntheticStatistics:
@@ -33,11 +43,13 @@ class SyntheticStatistics:
     settings : dict
         dataset, lam, N, m, R, sigma_a, seed (and variance when set) and the DRE's repr.
     values : dict
-        ``values[stat][(sample, ratio)]`` is an array of R statistics, where ``stat`` is
-        ``"LR"`` or a phi name (ASC), ``sample`` is ``"H0"``, ``"H1"`` or ``"D"`` and ``ratio``
-        is ``"exact"`` (rho_hat) or ``"dre"`` (rho_hat_E). For example
-        ``values["LR"]["H0", "dre"]`` holds LR(Y_H0, rho_hat_E) and ``values["tlogt"]["D", "exact"]``
-        holds ASC_{t log t}(Y_hat, Y_D, rho_hat).
+        ``values[stat][(sample, ratio)]`` is an array of R statistics, where ``stat`` is a key of
+        the registry :data:`gendel.deletion_test.stats.STATISTICS` computed from log ratios
+        (:data:`gendel.synthetic.protocol.RATIO_STATISTICS`: "lr", "asc-log", "asc-tlogt",
+        "asc-hellinger"), ``sample`` is ``"H0"``, ``"H1"`` or ``"D"`` and ``ratio`` is
+        ``"exact"`` (rho_hat) or ``"dre"`` (rho_hat_E). For example ``values["lr"]["H0", "dre"]``
+        holds LR(Y_H0, rho_hat_E) and ``values["asc-tlogt"]["D", "exact"]`` holds
+        ASC_{t log t}(Y_hat, Y_D, rho_hat).
     ks : dict
         ``ks[question, stat]``: the KS statistic between the two distributions compared by
         ``question`` ("Q1", "Q2", "Q3") for statistic ``stat``.
@@ -53,7 +65,7 @@ class SyntheticStatistics:
     Examples
     --------
     >>> from gendel.core.dre import KNNClassifierDRE
-    >>> res = synthetic_statistics("ckb8", 0.5, KNNClassifierDRE(k=5), N=60, m=20, R=4)
+    >>> res = synthetic_statistics(Protocol("ckb8", lam=0.5, N=60, m=20, R=4), KNNClassifierDRE(k=5))
     >>> res.lr["H1", "dre"].shape, res.settings["dre"]
     ((4,), 'KNNClassifierDRE(k=5)')
     """
@@ -68,21 +80,8 @@ class SyntheticStatistics:
 
     @property
     def lr(self):
-        """Shortcut for ``values["LR"]``."""
-        return self.values["LR"]
-
-    def asc(self, phi):
-        """Shortcut for ``values[phi]``: the ASC statistics for one phi."""
-        return self.values[phi]
-
-
-def _resolve(dataset, lam, dre, settings):
-    """(protocol, dre) from either ``(dataset, lam, dre, **settings)`` or ``(protocol, dre)``."""
-    if isinstance(dataset, Protocol):
-        if lam is not None and dre is not None:
-            raise TypeError("with a Protocol, pass the DRE second: synthetic_statistics(protocol, dre)")
-        return Protocol.of(dataset, **settings), (lam if dre is None else dre)
-    return Protocol.of(dataset, lam, **settings), dre
+        """Shortcut for ``values["lr"]``."""
+        return self.values["lr"]
 
 
 def _check_dre(dre):
@@ -91,29 +90,22 @@ def _check_dre(dre):
     return dre
 
 
-def synthetic_statistics(dataset, lam=None, dre=None, *, N=None, m=None, R=None, sigma_a=None, seed=None, variance=None):
-    """Run the §5.1 protocol once and return the per-repeat LR/ASC statistics and KS values.
+def _ks_of(values):
+    """The KS statistic of every question and statistic from the per-repeat statistics."""
+    return {(q, stat): ks_statistic(values[stat][a], values[stat][b])
+            for q, (a, b) in QUESTIONS.items() for stat in RATIO_STATISTICS}
 
-    Call it as ``synthetic_statistics(dataset, lam, dre, N=..., ...)`` or as
-    ``synthetic_statistics(protocol, dre)`` with a :class:`~gendel.synthetic.protocol.Protocol`.
+
+def synthetic_statistics(protocol, dre):
+    """Run the §5.1 protocol once and return the per-repeat LR/ASC statistics and KS values.
 
     Parameters
     ----------
-    dataset : {"mog8", "ckb8"} or Protocol
-    lam : float in (0, 1]
-        Weight of the re-weighted components in p_*'.
+    protocol : Protocol
+        The settings: data set, lambda, N, m, R, sigma_A, seed (and the MoG-8 variance), e.g.
+        ``Protocol("mog8", lam=0.6)`` for the paper's N = m = 400, R = 250, sigma_A = 0.1.
     dre : DensityRatioEstimator
         An (unfitted) DRE; a copy is fitted on X and X'.
-    N, m, R : int
-        Training set size, size of each sample set, number of repeats (None: the paper's 400,
-        400, 250).
-    sigma_a : float
-        Bandwidth sigma_A of the KDE learner (None: the paper's 0.1).
-    seed : int
-        Seed of all randomness (None: 0); the same seed gives the same numbers.
-    variance : float, optional
-        MoG-8 only: the component variance v of N(mu_i, v I) (default: ``gendel.synthetic.data.mog8``'s
-        0.1, the literal reading of Appendix D.1; 0.01 is the reading "0.1 is the std").
 
     Returns
     -------
@@ -122,88 +114,60 @@ def synthetic_statistics(dataset, lam=None, dre=None, *, N=None, m=None, R=None,
     Examples
     --------
     >>> from gendel.core.dre import KernelClassifierDRE
-    >>> res = synthetic_statistics("mog8", 0.5, KernelClassifierDRE(bandwidth=0.1), N=60, m=20, R=4)
-    >>> res.values["LR"]["H0", "dre"].shape, 0 <= res.ks["Q1", "LR"] <= 1
+    >>> res = synthetic_statistics(Protocol("mog8", lam=0.5, N=60, m=20, R=4), KernelClassifierDRE(bandwidth=0.1))
+    >>> res.values["lr"]["H0", "dre"].shape, 0 <= res.ks["Q1", "lr"] <= 1
     ((4,), True)
     """
-    protocol, dre = _resolve(dataset, lam, dre,
-                             dict(N=N, m=m, R=R, sigma_a=sigma_a, seed=seed, variance=variance))
-    return _run(protocol, _check_dre(dre))
-
-
-def _run(p, dre):
+    p, dre = check_protocol(protocol), _check_dre(dre)
     # The cheap part first (data, X', the DRE), so that a run the sampler cannot finish is
     # refused before the m R samples of Y_hat, Y_H0 and Y_H1 are drawn.
-    X, deleted, exact = _protocol_setup(p)
+    X, deleted, exact = setup(p)
     dre = copy.deepcopy(dre).fit(X, deleted)
     ApproximateDeletion(exact.pretrained_, dre).check_proposals(p.m * p.R, what=f"m * R = {p.m} * {p.R} = {p.m * p.R}")
     # Y_hat, Y_H0, Y_H1, the first proposals of Alg. 1 and rho_hat on them are shared by all DREs
     # of a protocol (cached); only the DRE's own log ratios and Alg. 1's decisions are new here.
-    log, yhat, acceptance_rate = _log_ratios(p, dre)
-    values = {"LR": {k: likelihood_ratio(log[k]) for k in KEYS}}
-    for phi in PHI_NAMES:
-        values[phi] = {k: asc(yhat[k[1]], log[k], phi) for k in KEYS}
-    ks = {
-        (q, stat): ks_statistic(values[stat][a], values[stat][b])
-        for q, (a, b) in QUESTIONS.items()
-        for stat in STATISTICS
-    }
+    log, yhat, acceptance_rate = log_ratios(p, dre)
+    values = {stat: {k: STATISTICS[stat].of_log_ratios(yhat[k[1]], log[k]) for k in KEYS} for stat in RATIO_STATISTICS}
     settings = {**p.settings(), "dre": repr(dre)}
-    return SyntheticStatistics(settings, values, ks, int(deleted.sum()), acceptance_rate, dre, p)
+    return SyntheticStatistics(settings, values, _ks_of(values), int(deleted.sum()), acceptance_rate, dre, p)
 
 
 # --------------------------------------------------------------------------------------------
-# Cached sweeps
+# Sweeps, cached on disk cell by cell
+
+_ARRAY_NAMES = {(stat, k): f"{stat}|{k[0]}|{k[1]}" for stat in RATIO_STATISTICS for k in KEYS}
 
 
-def cached_synthetic_statistics(dataset, lam=None, dre=None, *, N=None, m=None, R=None, sigma_a=None, seed=None,
-                                variance=None, cache=True):
-    """:func:`synthetic_statistics` with an on-disk cache keyed by the full configuration.
+def _cache_file(protocol, dre):
+    """The cache file of one run: keyed by the protocol, the DRE's class and parameters and the
+    fingerprint of the code that computes the run (:func:`gendel.cache.result_fingerprint`): the
+    protocol's code and that of the DRE's class, or of the gendel class it derives from (the code
+    of a DRE written outside gendel is not followed: its class and parameters are in the key)."""
+    ours = [c for c in type(dre).__mro__ if c.__module__.startswith("gendel.")]
+    roots = (synthetic_statistics,) + tuple(ours[:1])
+    return cache_path("synthetic_statistics", protocol.settings() | {"dre": estimator_config(dre)},
+                      code=result_fingerprint(roots))
 
-    Takes the same arguments (keywords, or ``(protocol, dre)``). The key holds the protocol's
-    settings, the DRE's class and ``get_params()`` (:func:`gendel.cache.estimator_config`) and a
-    fingerprint of gendel's numerical code; a DRE without ``get_params`` is refused (TypeError)
-    unless ``cache=False``. Results loaded from the cache have ``dre=None``; their ``settings``
-    and ``protocol`` are those of a fresh result.
 
-    The cache survives faults, each reported with a :class:`gendel.cache.CacheWarning`: processes
-    computing one configuration at once each write a whole file; a damaged entry (unreadable, an
-    array missing or not of length R) is discarded and recomputed; an unwritable cache folder is
-    found before computing, and the result is returned without being stored.
+def _load(path, protocol, dre):
+    """The run stored at ``path``, or None (missing or damaged: see :func:`gendel.cache.load_npz`)."""
+    stored = load_npz(path, dict.fromkeys(_ARRAY_NAMES.values(), (protocol.R,)) | {"n_deleted": (), "acceptance_rate": ()})
+    if stored is None:
+        return None
+    values = {stat: {k: stored[_ARRAY_NAMES[stat, k]] for k in KEYS} for stat in RATIO_STATISTICS}
+    settings = {**protocol.settings(), "dre": repr(dre)}
+    return SyntheticStatistics(settings, values, _ks_of(values), int(stored["n_deleted"]),
+                               float(stored["acceptance_rate"]), None, protocol)
 
-    Examples
-    --------
-    >>> from gendel.core.dre import KNNClassifierDRE
-    >>> first = cached_synthetic_statistics("mog8", 0.5, KNNClassifierDRE(k=5), N=60, m=20, R=4)
-    >>> again = cached_synthetic_statistics("mog8", 0.5, KNNClassifierDRE(k=5), N=60, m=20, R=4)
-    >>> again.dre is None, again.ks == first.ks  # the second one is read from the disk
-    (True, True)
-    """
-    protocol, dre = _resolve(dataset, lam, dre, dict(N=N, m=m, R=R, sigma_a=sigma_a, seed=seed, variance=variance))
-    dre = _check_dre(dre)
-    if not cache:
-        return _run(protocol, dre)
-    path = cache_path("synthetic_statistics", protocol.settings() | {"dre": estimator_config(dre)})
-    names = {(stat, k): f"{stat}|{k[0]}|{k[1]}" for stat in STATISTICS for k in KEYS}
-    stored = load_npz(path, dict.fromkeys(names.values(), (protocol.R,)) | {"n_deleted": (), "acceptance_rate": ()})
-    if stored is not None:
-        values = {stat: {k: stored[names[stat, k]] for k in KEYS} for stat in STATISTICS}
-        ks = {(q, stat): ks_statistic(values[stat][a], values[stat][b])
-              for q, (a, b) in QUESTIONS.items() for stat in STATISTICS}
-        settings = {**protocol.settings(), "dre": repr(dre)}
-        return SyntheticStatistics(settings, values, ks, int(stored["n_deleted"]), float(stored["acceptance_rate"]),
-                                   None, protocol)
-    writable = usable_cache_dir(path.parent) is not None  # before the work, so a bad folder costs no result
-    result = _run(protocol, dre)
-    if writable:
-        arrays = {name: result.values[stat][k] for (stat, k), name in names.items()}
-        try:
-            atomic_write(path, lambda f: np.savez(f, n_deleted=result.n_deleted,
-                                                  acceptance_rate=result.acceptance_rate, **arrays))
-        except OSError as exc:  # e.g. the disk filled up while computing: keep the result
-            warnings.warn(f"could not store the result in the cache ({exc}); returning it uncached", CacheWarning,
-                          stacklevel=2)
-    return result
+
+def _store(path, result):
+    arrays = {name: result.values[stat][k] for (stat, k), name in _ARRAY_NAMES.items()}
+    try:
+        atomic_write(path, lambda f: np.savez(f, n_deleted=result.n_deleted, acceptance_rate=result.acceptance_rate,
+                                              **arrays))
+    except OSError as exc:  # e.g. the disk filled up while computing: keep the result
+        warnings.warn(f"could not store the result in the cache ({exc}); returning it uncached", CacheWarning,
+                      stacklevel=3)
 
 
 @dataclass
@@ -214,76 +178,197 @@ class Sweep:
     ----------
     lams : tuple of float
     labels : tuple of str
-        One label per DRE (e.g. the sigma_C of a KBC).
+        One label per DRE (by default its hyper-parameter, e.g. the sigma_C of a KBC: "0.075").
     results : list of list of SyntheticStatistics
         ``results[i][j]`` for ``lams[i]`` and DRE ``j``.
+    dres : tuple
+        The unfitted DREs, one per column.
 
     Examples
     --------
-    >>> from gendel.synthetic.experiments import kbc_dres
-    >>> s = sweep("mog8", [0.5], kbc_dres([0.1, 0.2]), labels=["0.1", "0.2"], N=40, m=10, R=3,
+    >>> from gendel.core.dre import make_dre
+    >>> s = sweep(Protocol("mog8", N=40, m=10, R=3), [make_dre("kbc", 0.1), make_dre("kbc", 0.2)], lams=[0.5],
     ...           cache=False, progress=False)
-    >>> s.lams, s.labels, s.ks("Q3", "LR").shape
-    ((0.5,), ('0.1', '0.2'), (1, 2))
+    >>> s.lams, s.labels, s.ks("Q3", "lr").shape, s.family, s.params
+    ((0.5,), ('0.1', '0.2'), (1, 2), 'kbc', (0.1, 0.2))
     """
 
     lams: tuple
     labels: tuple
     results: list
+    dres: tuple = ()
 
-    def ks(self, question, stat="LR"):
+    def ks(self, question, stat="lr"):
         """KS statistics as an array of shape (len(lams), len(labels))."""
         return np.array([[r.ks[question, stat] for r in row] for row in self.results])
 
+    @property
+    def family(self):
+        """The key of :data:`gendel.core.dre.DRE_CHOICES` shared by all DREs of the sweep, or None."""
+        families = {dre_family(d) for d in self.dres}
+        return families.pop() if len(families) == 1 else None
 
-def sweep(dataset, lams, dres, *, labels=None, N=None, m=None, R=None, sigma_a=None, seed=None, variance=None,
-          cache=True, progress=True):
-    """Run :func:`synthetic_statistics` for every lambda and DRE, with a progress bar and a cache.
+    @property
+    def params(self):
+        """The hyper-parameter of each DRE (sigma_C, k), read from :data:`gendel.core.dre.DRE_CHOICES`."""
+        family = self.family
+        if family is None or DRE_CHOICES[family].keyword is None:
+            raise ValueError(f"the DREs of this sweep have no common hyper-parameter: {list(self.dres)}")
+        return tuple(DRE_CHOICES[family].value_of(d) for d in self.dres)
 
-    Settings left at None take the paper's values (:data:`gendel.synthetic.protocol.PAPER`). Every
-    setting is checked before the first cell runs. Each cell is cached on disk on its own, so an
-    interrupted sweep resumes where it stopped. Set ``TQDM_DISABLE=1`` (or ``progress=False``)
-    to hide the progress bar.
+
+def _default_label(dre):
+    family = dre_family(dre)
+    if family is None or DRE_CHOICES[family].keyword is None:
+        return repr(dre)
+    return f"{DRE_CHOICES[family].value_of(dre):g}"
+
+
+def sweep(protocol, dres, *, lams=None, labels=None, cache=True, progress=True):
+    """Run :func:`synthetic_statistics` for every lambda and DRE, with a progress bar and a disk cache.
+
+    Parameters
+    ----------
+    protocol : Protocol
+        The settings of every run; its lambda is replaced by each of ``lams``.
+    dres : sequence of DensityRatioEstimator
+        Unfitted DREs, one column each (e.g. ``[make_dre("kbc", s) for s in (0.075, 0.1)]``).
+    lams : sequence of float, optional
+        One row per lambda (default: the protocol's own lambda).
+    labels : sequence of str, optional
+        One per DRE (default: its hyper-parameter from :data:`gendel.core.dre.DRE_CHOICES`,
+        e.g. "0.075", else its repr).
+    cache : bool
+        Read and store each run in the disk cache (:func:`gendel.cache.cache_dir`). The key holds
+        the protocol's settings, the DRE's class and ``get_params()``
+        (:func:`gendel.cache.estimator_config`) and the fingerprint of the code that computes a
+        run; a DRE without ``get_params`` is refused (TypeError) unless ``cache=False``. Runs
+        read from the cache have ``dre=None``; their ``settings`` and ``protocol`` are those of a
+        fresh run. The cache survives faults, each reported with a
+        :class:`gendel.cache.CacheWarning`: processes computing one run at once each write a
+        whole file; a damaged entry is discarded and recomputed; an unwritable cache folder is
+        found before computing, and the result is returned without being stored.
+    progress : bool
+        Show a progress bar (also hidden by ``TQDM_DISABLE=1``).
+
+    Every setting is checked before the first run, and an interrupted sweep resumes where it
+    stopped.
 
     Examples
     --------
     >>> from gendel.core.dre import KNNClassifierDRE
-    >>> s = sweep("mog8", [0.5, 0.7], [KNNClassifierDRE(k=3)], N=40, m=10, R=3, cache=False, progress=False)
-    >>> s.ks("Q1").shape
-    (2, 1)
+    >>> p = Protocol("mog8", N=40, m=10, R=3)
+    >>> s = sweep(p, [KNNClassifierDRE(k=3)], lams=[0.5, 0.7], progress=False)
+    >>> s.ks("Q1").shape, s.labels
+    ((2, 1), ('3',))
+    >>> again = sweep(p, [KNNClassifierDRE(k=3)], lams=[0.5, 0.7], progress=False)
+    >>> again.results[0][0].dre is None, again.ks("Q1").tolist() == s.ks("Q1").tolist()  # read from the disk
+    (True, True)
     """
-    settings = dict(N=N, m=m, R=R, sigma_a=sigma_a, seed=seed, variance=variance)
-    protocols = [Protocol.of(dataset, lam, **settings) for lam in lams]
-    dres = [_check_dre(d) for d in dres]
-    labels = tuple(labels) if labels is not None else tuple(repr(d) for d in dres)
+    protocol = check_protocol(protocol)
+    protocols = [protocol] if lams is None else [protocol.replace(lam=lam) for lam in lams]
+    dres = tuple(_check_dre(d) for d in dres)
+    labels = tuple(labels) if labels is not None else tuple(_default_label(d) for d in dres)
     if len(labels) != len(dres):
         raise ValueError(f"got {len(labels)} labels for {len(dres)} DREs")
-    cells = [(p, d) for p in protocols for d in dres]
-    bar = progress_bar(cells, desc=f"{protocols[0].dataset if protocols else dataset} sweep", enabled=progress)
-    flat = [
-        cached_synthetic_statistics(p, d, cache=cache)
-        for p, d in bar
-    ]
-    results = [flat[i * len(dres):(i + 1) * len(dres)] for i in range(len(protocols))]
-    return Sweep(tuple(p.lam for p in protocols), labels, results)
+    files = {(p, j): _cache_file(p, d) for p in protocols for j, d in enumerate(dres)} if cache else {}
+    cells = [(p, j) for p in protocols for j in range(len(dres))]
+    results = {}
+    for p, j in progress_bar(cells, desc=f"{protocol.dataset} sweep", enabled=progress):
+        path = files.get((p, j))
+        result = _load(path, p, dres[j]) if path is not None else None
+        if result is None:
+            writable = path is not None and usable_cache_dir(path.parent) is not None  # before the work
+            result = synthetic_statistics(p, dres[j])
+            if writable:
+                _store(path, result)
+        results[p, j] = result
+    rows = [[results[p, j] for j in range(len(dres))] for p in protocols]
+    return Sweep(tuple(p.lam for p in protocols), labels, rows, dres)
 
 
-def setup(dataset, lam=None, *, N=None, sigma_a=None, seed=None, variance=None):
-    """The fixed part of one seed of the protocol: X, the deletion mask and the exact ratio.
+# --------------------------------------------------------------------------------------------
+# Ratio maps
 
-    Returns ``(X, deleted, exact)`` where ``exact`` is the fitted :class:`~gendel.core.dre.ExactKDERatio`
-    (with ``.pretrained_`` and ``.retrained_`` KDEs). Identical to what
-    :func:`synthetic_statistics` uses for the same arguments; ``dataset`` may be a
-    :class:`~gendel.synthetic.protocol.Protocol`.
+
+@dataclass
+class RatioMapSweep:
+    """rho_hat and the rho_hat_E of several DREs on a grid, for each lambda (Fig. 3).
+
+    Attributes
+    ----------
+    protocol : Protocol
+        The settings (its lambda is replaced by each of ``lams``).
+    lams : tuple of float
+    dres : tuple
+        The unfitted DREs, one panel each after the exact ratio.
+    labels : tuple of str
+        "ρ̂ (exact)", then one label per DRE (:meth:`gendel.core.dre.DREChoice.describe`).
+    xs, ys : ndarray
+        The grid: ``ratios[i, c, iy, ix]`` is the value at ``(xs[ix], ys[iy])``.
+    ratios : ndarray, shape (len(lams), 1 + len(dres), len(ys), len(xs))
+        ``ratios[i, 0]`` is rho_hat at ``lams[i]``, ``ratios[i, 1 + j]`` the ratio of DRE ``j``
+        fitted on the X and X' of that lambda.
 
     Examples
     --------
-    >>> X, deleted, exact = setup("ckb8", 0.5, N=50)
-    >>> X.shape
-    (50, 2)
+    >>> maps = ratio_maps(Protocol("mog8", N=60), [make_dre("kbc", 0.1)], lams=[0.6, 0.8], resolution=10)
+    >>> maps.ratios.shape, maps.labels
+    ((2, 2, 10, 10), ('ρ̂ (exact)', 'KBC, σ_C = 0.100'))
+    >>> bool(np.allclose(maps.ratios[:, 0], maps.ratios[:, 1]))   # sigma_C = sigma_A: exact (Example 1)
+    True
     """
-    protocol = Protocol.of(dataset, lam, N=N, sigma_a=sigma_a, seed=seed, variance=variance)
-    return _protocol_setup(protocol)
+
+    protocol: Protocol
+    lams: tuple
+    dres: tuple
+    labels: tuple
+    xs: np.ndarray
+    ys: np.ndarray
+    ratios: np.ndarray
+
+    def at(self, lam):
+        """The maps of one lambda, shape (1 + len(dres), len(ys), len(xs))."""
+        return self.ratios[self.lams.index(lam)]
+
+
+def _describe(dre):
+    family = dre_family(dre)
+    if family is None:
+        return repr(dre)
+    choice = DRE_CHOICES[family]
+    return choice.describe(choice.value_of(dre))
+
+
+def ratio_maps(protocol, dres, *, lams=None, resolution=64):
+    """rho_hat = p_hat' / p_hat and the ratio rho_hat_E of each DRE on a grid over the data set's window.
+
+    For each lambda (default: the protocol's own), X and X' are those of
+    :func:`gendel.synthetic.protocol.setup`, and each DRE is fitted on them (a copy: the DREs
+    passed in stay unfitted).
+
+    Returns
+    -------
+    RatioMapSweep
+
+    Examples
+    --------
+    >>> maps = ratio_maps(Protocol("ckb8", lam=0.7, N=80), [make_dre("knn", 5)], resolution=6)
+    >>> maps.lams, maps.ratios.shape, bool((maps.ratios >= 0).all())
+    ((0.7,), (1, 2, 6, 6), True)
+    """
+    protocol = check_protocol(protocol)
+    lams = (protocol.lam,) if lams is None else tuple(float(lam) for lam in lams)
+    dres = tuple(_check_dre(d) for d in dres)
+    xs, ys, points = grid(_data.EXTENT[protocol.dataset], resolution)
+    ratios = np.empty((len(lams), 1 + len(dres), len(ys), len(xs)))
+    for i, lam in enumerate(lams):
+        X, deleted, exact = setup(protocol.replace(lam=lam))
+        fitted = [exact] + [copy.deepcopy(d).fit(X, deleted) for d in dres]
+        for c, d in enumerate(fitted):
+            ratios[i, c] = d.ratio(points).reshape(len(ys), len(xs))
+    labels = ("ρ̂ (exact)",) + tuple(_describe(d) for d in dres)
+    return RatioMapSweep(protocol, lams, dres, labels, xs, ys, ratios)
 
 
 # ---- The chapter's grids (§5.1, Appendix D) and evaluation grids for maps -----------------------------
@@ -326,8 +411,6 @@ def evaluate_on_grid(fn, extent, resolution=150):
 # --------------------------------------------------------------------------------------------
 # The grids of the book's chapter on the synthetic data (§5.1 and Appendix D)
 
-#: The paper's settings of §5.1 / Appendix D (and the seed of the book).
-PAPER_SETTINGS = {k: v for k, v in PAPER.settings().items() if k in ("N", "m", "R", "sigma_a", "seed")}
 #: lambda of the KBC sweeps and of the ratio maps (Appendix D).
 LAMBDAS = (0.5, 0.6, 0.7, 0.8, 0.9)
 #: KBC bandwidths sigma_C: symmetric around sigma_A = 0.1 in steps of 0.0125, with the paper's
@@ -342,110 +425,87 @@ KNN_LAMBDAS = (0.6, 0.7, 0.8, 0.9)
 VARIATIONS = {"m = 200": {"m": 200}, "N = 200": {"N": 200}, "R = 100": {"R": 100}}
 
 
-def kbc_dres(sigmas=SIGMA_C):
-    """One KBC DRE per sigma_C.
+def chapter_sweeps(protocol, *, cache=True, progress=True):
+    """The KBC and kNN sweeps of the book's chapter for one data set (disk-cached per run).
 
-    Examples
-    --------
-    >>> kbc_dres([0.075, 0.125])
-    [KernelClassifierDRE(bandwidth=0.075), KernelClassifierDRE(bandwidth=0.125)]
-    """
-    return [KernelClassifierDRE(bandwidth=s) for s in sigmas]
-
-
-def knn_dres(ks=KNN_K):
-    """One kNN DRE per k.
-
-    Examples
-    --------
-    >>> knn_dres([10, 20])
-    [KNNClassifierDRE(k=10), KNNClassifierDRE(k=20)]
-    """
-    return [KNNClassifierDRE(k=k) for k in ks]
-
-
-def chapter_sweeps(dataset, *, progress=True, **settings):
-    """The KBC and kNN sweeps of the book's chapter for one data set (disk-cached per cell).
-
-    ``settings`` override :data:`PAPER_SETTINGS` (N, m, R, sigma_a, seed).
+    ``protocol`` gives the data set and the settings N, m, R, sigma_A, seed (its lambda is
+    replaced by those of the grids), e.g. ``Protocol("mog8")`` for the paper's.
 
     Returns
     -------
     dict
-        ``{"kbc": Sweep over LAMBDAS x SIGMA_C, "knn": Sweep over KNN_LAMBDAS x KNN_K}``.
+        ``{"kbc": sweep(protocol, KBC per SIGMA_C, lams=LAMBDAS), "knn": sweep(protocol, kNN per KNN_K, lams=KNN_LAMBDAS)}``.
 
     Examples
     --------
     At the paper's settings this takes minutes (once; then it is read from the disk cache).
     With small settings:
 
-    >>> sweeps = chapter_sweeps("ckb8", N=40, m=5, R=2, cache=False, progress=False)
+    >>> sweeps = chapter_sweeps(Protocol("ckb8", N=40, m=5, R=2), cache=False, progress=False)
     >>> sweeps["kbc"].ks("Q1").shape, sweeps["knn"].ks("Q1").shape
     ((5, 9), (4, 4))
     """
-    dataset = _data.check_dataset(dataset)
-    kw = {**PAPER_SETTINGS, **settings, "progress": progress}
+    kw = dict(cache=cache, progress=progress)
     return {
-        "kbc": sweep(dataset, LAMBDAS, kbc_dres(), labels=[f"{s:g}" for s in SIGMA_C], **kw),
-        "knn": sweep(dataset, KNN_LAMBDAS, knn_dres(), labels=[str(k) for k in KNN_K], **kw),
+        "kbc": sweep(protocol, [make_dre("kbc", s) for s in SIGMA_C], lams=LAMBDAS, **kw),
+        "knn": sweep(protocol, [make_dre("knn", k) for k in KNN_K], lams=KNN_LAMBDAS, **kw),
     }
 
 
-def variation_sweeps(dataset="mog8", lam=0.8, variations=None, *, progress=True):
-    """KBC sweeps at one lambda with the (m, N, R) variations of Appendix D, panel (a).
+def variations(protocol, changes=None):
+    """The protocol and its (m, N, R) variations of Appendix D, panel (a): label -> Protocol.
 
-    Returns a dict ``label -> Sweep``; the label ``"paper (m = N = 400, R = 250)"`` is the
-    baseline, the others change one of m, N, R (``VARIATIONS`` by default).
+    The first label, ``"paper (m = N = 400, R = 250)"`` at the paper's settings, is the protocol
+    itself; each other changes one of N, m, R (``changes``: label -> changes, default
+    :data:`VARIATIONS`). All are checked before any run.
+
+    Examples
+    --------
+    >>> {label: (p.m, p.N, p.R) for label, p in variations(Protocol("mog8", lam=0.8)).items()}
+    {'paper (m = N = 400, R = 250)': (400, 400, 250), 'm = 200': (200, 400, 250), 'N = 200': (400, 200, 250), 'R = 100': (400, 400, 100)}
+    """
+    protocol = check_protocol(protocol)
+    changes = VARIATIONS if changes is None else changes
+    for label, change in changes.items():
+        unknown = set(change) - {"N", "m", "R"}
+        if unknown:
+            raise ValueError(f"a variation may change N, m or R only; {label!r} changes {sorted(unknown)}")
+    out = {f"paper (m = N = {protocol.N}, R = {protocol.R})": protocol}
+    out.update({label: protocol.replace(**change) for label, change in changes.items()})
+    return out
+
+
+def variation_sweeps(protocol, changes=None, *, cache=True, progress=True):
+    """KBC sweeps (one per sigma_C of :data:`SIGMA_C`) for each protocol of :func:`variations`.
+
+    Returns a dict ``label -> Sweep``, the protocol itself first.
 
     Examples
     --------
     >>> list(VARIATIONS)
     ['m = 200', 'N = 200', 'R = 100']
-    >>> variation_sweeps("mog8", 0.8, {"R = 100": {"R": 100}})  # a 1-hour run at the paper's N and m  # doctest: +SKIP
+    >>> variation_sweeps(Protocol("mog8", lam=0.8), {"R = 100": {"R": 100}})  # a 1-hour run at the paper's N and m  # doctest: +SKIP
     """
-    variations = VARIATIONS if variations is None else variations
-    base = PAPER_SETTINGS
-    # every variation is checked before the first sweep runs
-    for label, change in variations.items():
-        unknown = set(change) - {"N", "m", "R"}
-        if unknown:
-            raise ValueError(f"a variation may change N, m or R only; {label!r} changes {sorted(unknown)}")
-        Protocol.of(dataset, lam, **{**base, **change})
-    out = {}
-    for label, change in {f"paper (m = N = {base['N']}, R = {base['R']})": {}, **variations}.items():
-        out[label] = sweep(dataset, [lam], kbc_dres(), labels=[f"{s:g}" for s in SIGMA_C],
-                           progress=progress, **{**base, **change})
-    return out
-
-
-__all__ = ["KNN_K", "KNN_LAMBDAS", "LAMBDAS", "PAPER_SETTINGS", "SIGMA_C", "VARIATIONS", "chapter_sweeps",
-           "evaluate_on_grid", "grid", "kbc_dres", "knn_dres", "variation_sweeps"]
+    kbc = [make_dre("kbc", s) for s in SIGMA_C]
+    return {label: sweep(p, kbc, cache=cache, progress=progress)
+            for label, p in variations(protocol, changes).items()}
 
 
 __all__ = [
-    "KEYS",
     "KNN_K",
     "KNN_LAMBDAS",
     "LAMBDAS",
-    "PAPER",
-    "PAPER_SETTINGS",
-    "Protocol",
-    "QUESTIONS",
-    "QUESTION_TITLES",
+    "RatioMapSweep",
     "SIGMA_C",
-    "STATISTICS",
     "SyntheticStatistics",
     "Sweep",
-    "cache_dir",
-    "cached_synthetic_statistics",
+    "VARIATIONS",
     "chapter_sweeps",
     "evaluate_on_grid",
     "grid",
-    "kbc_dres",
-    "knn_dres",
-    "setup",
+    "ratio_maps",
     "sweep",
     "synthetic_statistics",
-    "VARIATIONS",
     "variation_sweeps",
+    "variations",
 ]

@@ -24,9 +24,15 @@ The three questions of §5.1 compare (for LR; for ASC the same with Y_hat added)
 - Q3 (deletion test):     LR(Y_H0, rho_hat_E) vs LR(Y_H1, rho_hat_E)
 
 :class:`Protocol` holds the settings of one run (data set, lambda, N, m, R, sigma_A, seed and
-the MoG-8 variance), checked once when it is made. It is the key of the in-memory cache of the
+the MoG-8 variance), checked once when it is made. It is the one argument through which every
+run takes its settings (:func:`setup`, :func:`gendel.synthetic.experiments.synthetic_statistics`,
+:func:`gendel.synthetic.experiments.sweep`), the key of the in-memory cache of the
 DRE-independent part of a run, the disk-cache key (with the DRE's parameters), the ``settings``
 of a result and the key of the live panel's caches.
+
+The statistics a run computes are those of the registry
+:data:`gendel.deletion_test.stats.STATISTICS` that are computed from log ratios
+(:data:`RATIO_STATISTICS`: LR and the three ASC statistics), by their registry keys.
 """
 
 from __future__ import annotations
@@ -42,7 +48,7 @@ from gendel._kernels import spatial_order
 from gendel._validation import check_bandwidth, check_count, check_lambda, check_positive
 from gendel.core.deletion import ApproximateDeletion, first_batch_size
 from gendel.core.dre import ExactKDERatio
-from gendel.deletion_test.stats import PHI_NAMES, _real
+from gendel.deletion_test.stats import STATISTICS, _real
 
 #: Sample sets compared by each question, as (sample, ratio) keys of ``SyntheticStatistics.lr``.
 QUESTIONS = {
@@ -51,10 +57,10 @@ QUESTIONS = {
     "Q3": (("H0", "dre"), ("H1", "dre")),
 }
 QUESTION_TITLES = {"Q1": "Q1: DRE approximation", "Q2": "Q2: fast deletion", "Q3": "Q3: deletion test"}
-#: The statistics of the experiments: LR and ASC for each phi.
-STATISTICS = ("LR",) + PHI_NAMES
-#: Short names of the statistics in tables and axis titles.
-STAT_SHORT = {"LR": "LR", "log": "ASC log", "tlogt": "ASC t log t", "hellinger": "ASC Hellinger"}
+#: The statistics of a run: the keys of the registry :data:`gendel.deletion_test.stats.STATISTICS`
+#: computed from log ratios ("lr", "asc-log", "asc-tlogt", "asc-hellinger"); names, labels and
+#: axis titles are the registry's.
+RATIO_STATISTICS = tuple(key for key, statistic in STATISTICS.items() if statistic.needs_ratio)
 #: The (sample, ratio) pairs whose statistics a run computes.
 KEYS = (("H0", "exact"), ("H0", "dre"), ("H1", "exact"), ("H1", "dre"), ("D", "exact"))
 
@@ -84,10 +90,10 @@ class Protocol:
 
     Examples
     --------
-    >>> p = Protocol("MoG-8", 0.8)
+    >>> p = Protocol("MoG-8", lam=0.8)
     >>> p.dataset, p.N, p.m, p.R, p.sigma_a
     ('mog8', 400, 400, 250, 0.1)
-    >>> p.replace(R=100) == Protocol("mog8", 0.8, R=100)
+    >>> p.replace(R=100) == Protocol("mog8", lam=0.8, R=100)
     True
     >>> p.settings()
     {'dataset': 'mog8', 'lam': 0.8, 'N': 400, 'm': 400, 'R': 250, 'sigma_a': 0.1, 'seed': 0}
@@ -117,35 +123,14 @@ class Protocol:
         for name, value in checked.items():
             object.__setattr__(self, name, value)
 
-    @classmethod
-    def of(cls, dataset, lam=None, **settings):
-        """A protocol from a data set name (or a protocol) and settings; ``None`` values are ignored.
-
-        ``Protocol.of(p)`` returns ``p``; ``Protocol.of(p, R=100)`` is an error (change a
-        protocol with :meth:`replace`), so that no setting is silently overridden.
+    def replace(self, **changes):
+        """A copy with some settings changed (checked again).
 
         Examples
         --------
-        >>> Protocol.of("ckb8", 0.6, N=200, m=None).N
-        200
+        >>> [p.lam for p in (Protocol("ckb8", lam=0.5).replace(lam=lam) for lam in (0.6, 0.7))]
+        [0.6, 0.7]
         """
-        given = {k: v for k, v in settings.items() if v is not None}
-        unknown = set(given) - set(_FIELDS)
-        if unknown:
-            raise TypeError(f"unknown protocol settings {sorted(unknown)}; the settings are {_FIELDS}")
-        if isinstance(dataset, cls):
-            if lam is not None or given:
-                raise TypeError(
-                    "pass the settings either as a Protocol or as keywords, not both; "
-                    f"use protocol.replace(...) to change one (got lam={lam!r}, {given})"
-                )
-            return dataset
-        if lam is None:
-            raise TypeError("lam is required: the weight lambda in (0, 1] of the re-weighted components")
-        return cls(dataset, lam, **given)
-
-    def replace(self, **changes):
-        """A copy with some settings changed (checked again)."""
         return dataclasses.replace(self, **changes)
 
     def settings(self):
@@ -154,6 +139,20 @@ class Protocol:
         if out["variance"] is None:
             del out["variance"]
         return out
+
+
+def check_protocol(protocol):
+    """``protocol`` if it is a :class:`Protocol`, else a TypeError that says how to make one.
+
+    Examples
+    --------
+    >>> check_protocol("mog8")
+    Traceback (most recent call last):
+    TypeError: expected a Protocol, e.g. Protocol("mog8", lam=0.6, N=400); got 'mog8'
+    """
+    if not isinstance(protocol, Protocol):
+        raise TypeError(f'expected a Protocol, e.g. Protocol("mog8", lam=0.6, N=400); got {protocol!r}')
+    return protocol
 
 
 def _check_variance(dataset, variance):
@@ -188,15 +187,17 @@ def setup(protocol):
     """The fixed part of one seed of the protocol: X, the deletion mask X' and the exact ratio.
 
     Returns ``(X, deleted, exact)`` where ``exact`` is the fitted :class:`~gendel.core.dre.ExactKDERatio`
-    (with ``.pretrained_`` and ``.retrained_`` KDEs).
+    (with ``.pretrained_`` and ``.retrained_`` KDEs): X is drawn by
+    :func:`gendel.synthetic.data.sample`, X' by :func:`gendel.synthetic.data.deletion_mask` with
+    the protocol's lambda. Every run of the protocol starts here.
 
     Examples
     --------
-    >>> X, deleted, exact = setup(Protocol("mog8", 0.5, N=40))
+    >>> X, deleted, exact = setup(Protocol("mog8", lam=0.5, N=40))
     >>> X.shape, int(deleted.sum()) > 0, exact.ratio_bound_ >= 1
     ((40, 2), True, True)
     """
-    p = protocol
+    p = check_protocol(protocol)
     s = streams(p.seed)
     options = {} if p.variance is None else {"variance": p.variance}
     X, component = _data.sample(p.dataset, p.N, rng=s["data"], **options)
@@ -220,10 +221,10 @@ def shared(protocol):
 
     Examples
     --------
-    >>> X, deleted, exact, samples, log_exact, _ = shared(Protocol("mog8", 0.5, N=40, m=10, R=3))
+    >>> X, deleted, exact, samples, log_exact, _ = shared(Protocol("mog8", lam=0.5, N=40, m=10, R=3))
     >>> samples["H0"].shape, log_exact["H1"].shape
     ((30, 2), (3, 10))
-    >>> shared(Protocol("MoG-8", 0.5, N=40, m=10, R=3))[0] is X  # cached by protocol
+    >>> shared(Protocol("MoG-8", lam=0.5, N=40, m=10, R=3))[0] is X  # cached by protocol
     True
     """
     p = protocol
@@ -258,7 +259,7 @@ def proposals(protocol, bound):
 
     Examples
     --------
-    >>> p = Protocol("mog8", 0.5, N=40, m=10, R=3)
+    >>> p = Protocol("mog8", lam=0.5, N=40, m=10, R=3)
     >>> first = proposals(p, 1.25)
     >>> first["Y"].shape == (len(first["u"]), 2), first["points"].shape[0] == 3 * 30 + len(first["u"])
     (True, True)
@@ -297,7 +298,7 @@ def log_ratios(protocol, dre):
     Examples
     --------
     >>> from gendel.core.dre import KernelClassifierDRE
-    >>> p = Protocol("mog8", 0.5, N=40, m=10, R=3)
+    >>> p = Protocol("mog8", lam=0.5, N=40, m=10, R=3)
     >>> X, deleted, _, _, _, _ = shared(p)
     >>> log, yhat, rate = log_ratios(p, KernelClassifierDRE(bandwidth=0.1).fit(X, deleted))
     >>> log["D", "exact"].shape, yhat["dre"].shape, 0 < rate <= 1
@@ -332,5 +333,5 @@ def _deletion(sampler, wanted, first, log_r_first, exact):
     return np.concatenate(kept)[:wanted], sampler.acceptance_rate_
 
 
-__all__ = ["KEYS", "PAPER", "Protocol", "QUESTIONS", "QUESTION_TITLES", "STATISTICS", "STAT_SHORT", "log_ratios",
-           "proposals", "setup", "shared", "streams"]
+__all__ = ["KEYS", "PAPER", "Protocol", "QUESTIONS", "QUESTION_TITLES", "RATIO_STATISTICS", "check_protocol",
+           "log_ratios", "proposals", "setup", "shared", "streams"]

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from gendel.synthetic.protocol import Protocol
+
 #: The circle model: ``CircleModel(**CIRCLE)``, amplitude a = 0.5 and deletion strength β = 0.4.
 CIRCLE = dict(amplitude=0.5, deletion_strength=0.4)
 #: The circumference L of Thm. 2's second circle (the same densities in other units).
@@ -33,10 +35,9 @@ M_TEST = 400
 RS_CALIBRATION_SEED = 0
 #: The seed of the test draws of Thm. 4.
 RS_TEST_SEED = 1
-#: The data set and λ of Thms. 3 and 6: ``gendel.synthetic.experiments.setup(*MOG8_DATA, **MOG8)``.
-MOG8_DATA = ("mog8", 0.8)
-#: The rest of that setting: N = 400 points, the KDE bandwidth σ_A = 0.1, the seed.
-MOG8 = dict(N=400, sigma_a=0.1, seed=0)
+#: The setting of Thms. 3 and 6: MoG-8, λ = 0.8, N = 400 points, the KDE bandwidth σ_A = 0.1, seed 0
+#: (``gendel.synthetic.protocol.setup(MOG8)`` draws X and X').
+MOG8 = Protocol("mog8", lam=0.8, N=400, sigma_a=0.1, seed=0)
 #: The seed of the order in which Thm. 3 deletes the points (X' = the first N' of it).
 LBLI_ORDER_SEED = 1
 #: The numbers N' of points deleted in Thm. 3.
@@ -54,5 +55,5 @@ ES_DELTAS = np.geomspace(1e-3, 0.5, 30)
 ES_DELTAS.flags.writeable = False
 
 __all__ = ["CALIBRATION_SEED", "CIRCLE", "DELTA", "ES_CALIBRATION_SEED", "ES_DELTAS", "ES_SAMPLES", "ES_TEST_SEED",
-           "LBLI_N_DELETED", "LBLI_ORDER_SEED", "MOG8", "MOG8_DATA", "M_TEST", "R", "RS_CALIBRATION_SEED",
+           "LBLI_N_DELETED", "LBLI_ORDER_SEED", "MOG8", "M_TEST", "R", "RS_CALIBRATION_SEED",
            "RS_SIZES", "RS_TEST_SEED", "SHORT_PERIOD", "SIZES", "SWEEP_SEED"]

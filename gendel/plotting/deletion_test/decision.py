@@ -56,9 +56,9 @@ def decision_frame(test, power, *, label=None, null=None):
 
     Examples
     --------
-    >>> from gendel.synthetic import experiments
+    >>> from gendel.synthetic.protocol import Protocol, setup
     >>> from gendel.deletion_test.decision import DeletionTest
-    >>> _, _, exact = experiments.setup("mog8", 0.5, N=100)
+    >>> _, _, exact = setup(Protocol("mog8", lam=0.5, N=100))
     >>> test = DeletionTest(exact.pretrained_, exact, n_null=99, rng=0, n_pilot=200)
     >>> frame = decision_frame(test, test.power(exact.retrained_, 20, alpha=0.1, n_rep=20, rng=1))
     >>> frame["label"], frame["direction"], len(frame["null"])

@@ -22,9 +22,13 @@ Submodules, by what they do:
 ``ks``           KS curves and panels
 ``ridgelines``   distributions of the statistics, acceptance rates
 ``sliders``      the static-slider encoding (typed arrays, 8-bit colour codes, the slider)
-``settings``     the chapter's settings (N, m, R, sigma_A, seed), labels, DREs of the maps,
-                 :func:`claim_verdict`
+``settings``     the chapter's settings (N, m, R, sigma_A, seed), labels, :func:`claim_verdict`
 ===============  ===============================================================================
+
+Every figure takes computed results: sweeps of :func:`gendel.synthetic.experiments.sweep`, maps
+of :func:`gendel.synthetic.experiments.ratio_maps`, the setup of :func:`gendel.synthetic.protocol.setup`;
+none fits a DRE or draws a sample. Statistics are named by the keys of the registry
+:data:`gendel.deletion_test.stats.STATISTICS` and labelled with its labels.
 
 Figures with a slider carry all their states in ``layout.sliders`` (float32 arrays, or 8-bit
 colour codes for maps), so they stay interactive in the static HTML of the book, without a
@@ -49,19 +53,18 @@ from __future__ import annotations
 # Names the chapter's pages read from this module besides its own: the grids and settings of
 # gendel.synthetic.experiments, the data sets' windows and labels, the colours and statistic names.
 from gendel.synthetic.data import EXTENT, LABELS  # noqa: F401
-from gendel.core.dre import KernelClassifierDRE, KNNClassifierDRE  # noqa: F401
-from gendel.synthetic.experiments import (KNN_K, KNN_LAMBDAS, LAMBDAS, PAPER_SETTINGS, QUESTIONS, SIGMA_C,  # noqa: F401
-                            STATISTICS, VARIATIONS)
-from gendel.plotting.common import COLORS, LAMBDA_COLORS, STAT_LABELS, STAT_SHORT  # noqa: F401
+from gendel.synthetic.experiments import KNN_K, KNN_LAMBDAS, LAMBDAS, SIGMA_C, VARIATIONS  # noqa: F401
+from gendel.synthetic.protocol import QUESTIONS  # noqa: F401
+from gendel.plotting.common import COLORS, LAMBDA_COLORS  # noqa: F401
 from gendel.plotting.maps import RATIO_ZMAX  # noqa: F401
 from gendel.plotting.synthetic.ks import ks_curve_figure, ks_panels_figure, variation_figure
 from gendel.plotting.synthetic.ratio_maps import bandwidth_maps_figure, ratio_maps_figure, setup_figure, true_density_figure
 from gendel.plotting.synthetic.ridgelines import acceptance_figure, ridgeline_figure
-from gendel.plotting.synthetic.settings import (DATASET_LABELS, FAMILY_LABELS, KS_CRITICAL_5, M, MAP_DRES, N, R, SEED, SIGMA_A,
+from gendel.plotting.synthetic.settings import (DATASET_LABELS, FAMILY_LABELS, KS_CRITICAL_5, M, N, R, SEED, SIGMA_A,
                        claim_verdict, sample_color)
 from gendel.plotting.synthetic.sliders import LEVELS as _LEVELS, color_codes as _codes, typed_array as _typed  # noqa: F401  (old names)
 
-__all__ = ["DATASET_LABELS", "FAMILY_LABELS", "KS_CRITICAL_5", "M", "MAP_DRES", "N", "R", "SEED", "SIGMA_A",
+__all__ = ["DATASET_LABELS", "FAMILY_LABELS", "KS_CRITICAL_5", "M", "N", "R", "SEED", "SIGMA_A",
            "acceptance_figure", "bandwidth_maps_figure", "claim_verdict", "ks_curve_figure", "ks_panels_figure",
            "ratio_maps_figure", "ridgeline_figure", "sample_color", "setup_figure", "true_density_figure",
            "variation_figure"]

@@ -6,7 +6,8 @@ import numpy as np
 import plotly.graph_objects as go
 
 from gendel.synthetic.data import EXTENT
-from gendel.synthetic.experiments import QUESTIONS, STATISTICS, grid
+from gendel.synthetic.experiments import grid
+from gendel.synthetic.protocol import QUESTIONS, RATIO_STATISTICS
 from gendel.plotting.common import rgba
 
 _SAMPLE_NAMES = {"H0": "Y<sub>H0</sub>", "H1": "Y<sub>H1</sub>", "D": "Y<sub>D</sub>"}
@@ -30,21 +31,16 @@ def _grid(dataset, resolution):
 
 
 def _label_values(sweep_):
-    """The numeric settings behind a sweep's labels (sigma_C or k)."""
-    try:
-        return [float(label) for label in sweep_.labels]
-    except ValueError as exc:
-        raise ValueError(f"the sweep's labels must be numbers (sigma_C or k); got {sweep_.labels}") from exc
+    """The hyper-parameters of a sweep's DREs (sigma_C or k), as floats."""
+    return [float(v) for v in sweep_.params]
 
 
 def _family(sweep_):
-    """``"kbc"`` or ``"knn"`` from the DREs a sweep ran."""
-    dre = sweep_.results[0][0].settings["dre"]
-    if dre.startswith("KernelClassifierDRE"):
-        return "kbc"
-    if dre.startswith("KNNClassifierDRE"):
-        return "knn"
-    raise ValueError(f"expected a sweep over KernelClassifierDRE or KNNClassifierDRE; got {dre}")
+    """``"kbc"`` or ``"knn"``: the family (:data:`gendel.core.dre.DRE_CHOICES`) of the DREs a sweep ran."""
+    family = sweep_.family
+    if family not in ("kbc", "knn"):
+        raise ValueError(f"expected a sweep over KBC or kNN DREs; got {list(sweep_.dres)}")
+    return family
 
 
 def _finite(values):
@@ -55,8 +51,9 @@ def _finite(values):
 def _check_question(question, stat):
     if question not in QUESTIONS:
         raise ValueError(f"question must be one of {tuple(QUESTIONS)}; got {question!r}")
-    if stat not in STATISTICS:
-        raise ValueError(f"stat must be one of {STATISTICS}; got {stat!r}")
+    if stat not in RATIO_STATISTICS:
+        raise ValueError(f"stat must be one of {RATIO_STATISTICS} (keys of gendel.deletion_test.stats.STATISTICS "
+                         f"computed from log ratios); got {stat!r}")
 
 
 def _question_sides(question):

@@ -16,8 +16,9 @@ from __future__ import annotations
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from gendel.synthetic.experiments import QUESTIONS, STATISTICS
-from gendel.plotting.common import LAMBDA_COLORS, NEUTRALS, STAT_LABELS, STAT_SHORT, readable_figure
+from gendel.deletion_test.stats import STATISTICS
+from gendel.synthetic.protocol import QUESTIONS, RATIO_STATISTICS
+from gendel.plotting.common import LAMBDA_COLORS, NEUTRALS, readable_figure
 from gendel.plotting.synthetic._common import (_check_question, _family, _finite, _k_ticks, _label_values, _legend_name, _question_sides,
                       _title, _top_legend, _violin, _violin_range, _x_title, VIOLIN_RANGE)
 from gendel.plotting.synthetic.settings import DATASET_LABELS, FAMILY_LABELS, sample_color
@@ -26,7 +27,7 @@ from gendel.plotting.synthetic.sliders import slider, step_index, typed_array
 _KS_FIGURE = {"Q1": "Fig. 4(a)", "Q2": "Fig. 4(b)", "Q3": "Fig. 4(c)"}
 
 
-def ks_curve_figure(kbc_sweep, question, stat="LR", *, initial_sigma=None, reference=None):
+def ks_curve_figure(kbc_sweep, question, stat="lr", *, initial_sigma=None, reference=None):
     """Fig. 4 (a), (b) or (c): KS vs sigma_C, one line per lambda, with a sigma_C slider.
 
     Left: the KS statistic of ``question`` for ``stat`` against sigma_C, one line per lambda;
@@ -40,7 +41,8 @@ def ks_curve_figure(kbc_sweep, question, stat="LR", *, initial_sigma=None, refer
     kbc_sweep : gendel.synthetic.experiments.Sweep
         A sweep over KBC DREs whose labels are the sigma_C values.
     question : {"Q1", "Q2", "Q3"}
-    stat : {"LR", "log", "tlogt", "hellinger"}
+    stat : {"lr", "asc-log", "asc-tlogt", "asc-hellinger"}
+        A key of the registry :data:`gendel.deletion_test.stats.STATISTICS`.
     initial_sigma : float, optional
         The sigma_C shown first (default: the largest sigma_C of the sweep below sigma_A).
     reference : float, optional
@@ -54,9 +56,9 @@ def ks_curve_figure(kbc_sweep, question, stat="LR", *, initial_sigma=None, refer
     Examples
     --------
     >>> from gendel.core.dre import make_dre
-    >>> from gendel.synthetic.experiments import sweep
-    >>> kbc = sweep("mog8", [0.6, 0.8], [make_dre("kbc", s) for s in (0.075, 0.1)], labels=["0.075", "0.1"],
-    ...             N=60, m=20, R=5, cache=False, progress=False)
+    >>> from gendel.synthetic.experiments import Protocol, sweep
+    >>> kbc = sweep(Protocol("mog8", N=60, m=20, R=5), [make_dre("kbc", s) for s in (0.075, 0.1)], lams=[0.6, 0.8],
+    ...             cache=False, progress=False)
     >>> fig = ks_curve_figure(kbc, "Q3")
     >>> len(fig.data)  # per lambda: a KS line, a ring and two violins
     8
@@ -122,19 +124,19 @@ def ks_curve_figure(kbc_sweep, question, stat="LR", *, initial_sigma=None, refer
         layout.update({f"xaxis{i + 2}.range": row_range(i, j) for i in range(n)})
         steps.append(dict(method="update", label=f"{s:g}", args=[{"x": xs, "y": ys}, layout, marker_idx + violin_idx]))
     fig.update_xaxes(title_text="KBC bandwidth σ_C", row=1, col=1)
-    fig.update_yaxes(title_text=f"KS statistic ({question}, {STAT_SHORT[stat]})", range=[0, 1.03], row=1, col=1)
+    fig.update_yaxes(title_text=f"KS statistic, {question}, {STATISTICS[stat].label}", range=[0, 1.03], row=1, col=1)
     for i in range(n):
         fig.update_yaxes(showticklabels=False, title_text=f"λ = {lams[i]:g}", title_standoff=2, range=VIOLIN_RANGE,
                          row=i + 1, col=2)
-        fig.update_xaxes(title_text=STAT_SHORT[stat] + " over the R repeats" if i == n - 1 else None,
+        fig.update_xaxes(title_text=STATISTICS[stat].label + " over the R repeats" if i == n - 1 else None,
                          range=row_range(i, active), row=i + 1, col=2)
     fig.add_vline(x=sigma_a, line=dict(color="grey", dash="dot"), row=1, col=1)
     if reference is not None:
         _reference_line(fig, reference, row=1, col=1)
     fig.update_layout(
-        title=_title(f"{_KS_FIGURE[question] if stat == 'LR' else 'Appendix D'}: KS of {question}, "
+        title=_title(f"{_KS_FIGURE[question] if stat == 'lr' else 'Appendix D'}: KS of {question}, "
                      f"{DATASET_LABELS.get(st['dataset'], st['dataset'])}",
-                     f"{STAT_SHORT[stat]}: {_question_sides(question)}; m = {st['m']}, N = {st['N']}, "
+                     f"{STATISTICS[stat].label}: {_question_sides(question)}; m = {st['m']}, N = {st['N']}, "
                      f"R = {st['R']}, σ_A = {sigma_a:g} (dotted)"),
         violinmode="overlay", height=640, margin=dict(l=60, r=20, t=135, b=120),
         legend=_top_legend(640),
@@ -155,7 +157,7 @@ def _reference_line(fig, value, **where):
                       **where)
 
 
-def ks_panels_figure(sweep_, question, stats=STATISTICS, *, title=None, reference=None):
+def ks_panels_figure(sweep_, question, stats=RATIO_STATISTICS, *, title=None, reference=None):
     """KS statistic of ``question`` against sigma_C (KBC) or k (kNN), one panel per statistic.
 
     One line per lambda; the Appendix D KS panels (b)-(d) (and (a) for CKB-8) for KBC sweeps.
@@ -168,9 +170,9 @@ def ks_panels_figure(sweep_, question, stats=STATISTICS, *, title=None, referenc
     Examples
     --------
     >>> from gendel.core.dre import make_dre
-    >>> from gendel.synthetic.experiments import sweep
-    >>> kbc = sweep("mog8", [0.6, 0.8], [make_dre("kbc", s) for s in (0.075, 0.1)], labels=["0.075", "0.1"],
-    ...             N=60, m=20, R=5, cache=False, progress=False)
+    >>> from gendel.synthetic.experiments import Protocol, sweep
+    >>> kbc = sweep(Protocol("mog8", N=60, m=20, R=5), [make_dre("kbc", s) for s in (0.075, 0.1)], lams=[0.6, 0.8],
+    ...             cache=False, progress=False)
     >>> len(ks_panels_figure(kbc, "Q3").data)  # four statistics, one line per lambda
     8
     """
@@ -181,7 +183,7 @@ def ks_panels_figure(sweep_, question, stats=STATISTICS, *, title=None, referenc
     stats = list(stats)
     cols = 2 if len(stats) > 2 else len(stats)
     rows = -(-len(stats) // cols)
-    fig = make_subplots(rows=rows, cols=cols, subplot_titles=[STAT_LABELS[s] for s in stats],
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=[STATISTICS[s].label for s in stats],
                         horizontal_spacing=0.08, vertical_spacing=0.16)
     for p, stat in enumerate(stats):
         r, c = p // cols + 1, p % cols + 1
@@ -190,7 +192,7 @@ def ks_panels_figure(sweep_, question, stats=STATISTICS, *, title=None, referenc
             fig.add_trace(go.Scatter(x=xs, y=ks[i], mode="lines+markers", name=f"λ = {lam:g}", legendgroup=f"lam{i}",
                                      showlegend=p == 0, line=dict(color=LAMBDA_COLORS.get(lam)), marker=dict(size=6),
                                      hovertemplate=f"{'σ_C' if family == 'kbc' else 'k'}=%{{x:g}}<br>KS=%{{y:.3f}}"
-                                     f"<extra>λ = {lam:g}, {STAT_SHORT[stat]}</extra>"), row=r, col=c)
+                                     f"<extra>λ = {lam:g}, {STATISTICS[stat].label}</extra>"), row=r, col=c)
         fig.update_xaxes(title_text=_x_title(family), **_k_ticks(family, xs), row=r, col=c)
         fig.update_yaxes(title_text="KS statistic", range=[0, 1.03], row=r, col=c)
         if family == "kbc":
@@ -210,7 +212,7 @@ def ks_panels_figure(sweep_, question, stats=STATISTICS, *, title=None, referenc
     return readable_figure(fig)
 
 
-def variation_figure(variations, question, stat="LR"):
+def variation_figure(variations, question, stat="lr"):
     """Panel (a) of the Appendix D KS figures: KS vs sigma_C at one lambda for (m, N, R) variations.
 
     Parameters
@@ -225,15 +227,15 @@ def variation_figure(variations, question, stat="LR"):
     Examples
     --------
     >>> from gendel.core.dre import make_dre
-    >>> from gendel.synthetic.experiments import sweep
-    >>> one = sweep("mog8", [0.8], [make_dre("kbc", s) for s in (0.075, 0.1)], labels=["0.075", "0.1"],
-    ...             N=60, m=20, R=5, cache=False, progress=False)
+    >>> from gendel.synthetic.experiments import Protocol, sweep
+    >>> one = sweep(Protocol("mog8", lam=0.8, N=60, m=20, R=5), [make_dre("kbc", s) for s in (0.075, 0.1)],
+    ...             cache=False, progress=False)
     >>> len(variation_figure({"N = 60": one}, "Q3").data)
     1
     """
     _check_question(question, stat)
     if not variations:
-        raise ValueError("variations is empty: pass a dict label -> Sweep, e.g. variation_sweeps()")
+        raise ValueError("variations is empty: pass a dict label -> Sweep, e.g. variation_sweeps(Protocol(\"mog8\", lam=0.8))")
     fig = go.Figure()
     palette = NEUTRALS
     for i, (label, sw) in enumerate(variations.items()):
@@ -249,9 +251,9 @@ def variation_figure(variations, question, stat="LR"):
     fig.add_vline(x=st["sigma_a"], line=dict(color="grey", dash="dot"))
     fig.update_layout(
         title=_title(f"KS of {question} under other m, N, R (Appendix D)",
-                     f"{_question_sides(question)} ({STAT_SHORT[stat]}); "
+                     f"{_question_sides(question)} ({STATISTICS[stat].label}); "
                      f"{DATASET_LABELS.get(st['dataset'], st['dataset'])}, λ = {st['lam']:g}, KBC"),
-        xaxis_title="KBC bandwidth σ_C", yaxis=dict(title=f"KS statistic ({question}, {STAT_SHORT[stat]})",
+        xaxis_title="KBC bandwidth σ_C", yaxis=dict(title=f"KS statistic, {question}, {STATISTICS[stat].label}",
                                                     range=[0, 1.03]),
         # The legend goes under the plot: inside it would cover the curves, which fill the top of
         # the KS range.

@@ -6,34 +6,42 @@
 :func:`ratio_maps_figure`       Fig. 3 and Appendix D: rho_hat and rho_hat_E maps, lambda slider
 :func:`bandwidth_maps_figure`   rho_hat above the KBC rho_hat_E for every lambda, sigma_C slider
 ==============================  ==============================================================
+
+The maps are computed before they are drawn: :func:`gendel.synthetic.protocol.setup` for the
+setup, :func:`gendel.synthetic.experiments.ratio_maps` for the ratio maps.
 """
 
 from __future__ import annotations
-
-from functools import partial
 
 import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from gendel.core.dre import DRE_CHOICES, dre_family
 from gendel.synthetic.data import check_dataset, density
-from gendel.core.dre import make_dre
-from gendel.synthetic.experiments import LAMBDAS, SIGMA_C, setup
+from gendel.synthetic.protocol import check_protocol
 from gendel.plotting.common import COLORS, readable_figure
 from gendel.plotting.maps import RATIO_ZMAX, ratio_colorscale, square_axes
 from gendel.plotting.synthetic._common import _grid, _title
-from gendel.plotting.synthetic.settings import DATASET_LABELS, MAP_DRES, N, SEED, SIGMA_A
+from gendel.plotting.synthetic.settings import DATASET_LABELS
 from gendel.plotting.synthetic.sliders import code_trace_style, color_codes, slider, step_index, typed_codes
 
 
-def setup_figure(dataset, lam=0.8, *, N=N, sigma_a=SIGMA_A, seed=SEED, variance=None, resolution=72):
+def setup_figure(protocol, X, deleted, exact, *, resolution=72):
     """Fig. 2 (MoG-8) / its Appendix D.2 twin (CKB-8): the experimental setup at one lambda.
 
     Panels: (a) p_*, (b) p_*', (c) the pre-trained KDE p_hat on X, (d) the re-trained KDE
     p_hat' on X \\ X', (e) rho_hat = p_hat' / p_hat, (f) X' (red) and X \\ X' (blue). The four
-    densities share one colour scale; X and X' are those of the experiments
-    (:func:`gendel.synthetic.experiments.setup` with the same seed). ``variance`` is the MoG-8 component
-    variance (None: the default 0.1 of :func:`gendel.synthetic.data.mog8`).
+    densities share one colour scale.
+
+    Parameters
+    ----------
+    protocol : Protocol
+        The settings: data set, lambda, N, sigma_A, seed and the MoG-8 variance (None: the
+        default 0.1 of :func:`gendel.synthetic.data.mog8`) of p_* and p_*'.
+    X, deleted, exact
+        What :func:`gendel.synthetic.protocol.setup` returns for ``protocol``: the data, the
+        deletion mask and the fitted exact ratio (with its KDEs p_hat and p_hat').
 
     Returns
     -------
@@ -41,12 +49,17 @@ def setup_figure(dataset, lam=0.8, *, N=N, sigma_a=SIGMA_A, seed=SEED, variance=
 
     Examples
     --------
-    >>> fig = setup_figure("mog8", lam=0.8, N=60, resolution=10)
+    >>> from gendel.synthetic.protocol import Protocol, setup
+    >>> p = Protocol("mog8", lam=0.8, N=60)
+    >>> fig = setup_figure(p, *setup(p), resolution=10)
     >>> len(fig.data)  # four densities, the ratio, X' and X \\ X'
     7
     """
-    dataset = check_dataset(dataset)
-    X, deleted, exact = setup(dataset, lam, N=N, sigma_a=sigma_a, seed=seed, variance=variance)
+    p = check_protocol(protocol)
+    dataset, lam, N, sigma_a, seed, variance = p.dataset, p.lam, p.N, p.sigma_a, p.seed, p.variance
+    if len(X) != N or len(deleted) != N:
+        raise ValueError(f"X and deleted must be the {N} points of the protocol (setup(protocol)); got {len(X)} and "
+                         f"{len(deleted)}")
     xs, ys, pts = _grid(dataset, resolution)
     shape = (resolution, resolution)
     true_options = {} if variance is None else {"variance": variance}
@@ -126,81 +139,68 @@ def true_density_figure(dataset, lams=(0.9, 0.8, 0.7, 0.6, 0.5), *, resolution=6
     return square_axes(fig, dataset, rows, cols)
 
 
-def _ratio_maps(dataset, lam, factories, points, N, sigma_a, seed):
-    """rho_hat and the rho_hat_E of each DRE factory at ``points``, as flat arrays."""
-    X, deleted, exact = setup(dataset, lam, N=N, sigma_a=sigma_a, seed=seed)
-    dres = [exact] + [make().fit(X, deleted) for make in factories]
-    return [np.exp(d.log_ratio(points)) for d in dres]
-
-
-def ratio_maps_figure(dataset, *, lams=LAMBDAS, dres=None, initial_lam=0.6, N=N, sigma_a=SIGMA_A, seed=SEED,
-                      resolution=64):
+def ratio_maps_figure(maps, *, initial_lam=0.6):
     """Fig. 3 and its Appendix D extension: rho_hat and rho_hat_E of several DREs, lambda slider.
 
     Parameters
     ----------
-    dataset : {"mog8", "ckb8"}
-    lams : sequence of float
-        One slider step per lambda.
-    dres : dict, optional
-        ``label -> callable`` returning an unfitted DRE; ``MAP_DRES`` (KBC sigma_C = 0.075,
-        0.125, kNN k = 10, 20) by default.
+    maps : gendel.synthetic.experiments.RatioMapSweep
+        The maps to draw, from :func:`gendel.synthetic.experiments.ratio_maps`: panel (a) is
+        rho_hat, then one panel per DRE; one slider step per lambda.
     initial_lam : float
         The lambda shown first (Fig. 3 uses 0.6).
-    resolution : int
-        Grid points per axis of every map.
 
     Returns
     -------
     plotly.graph_objects.Figure
-        One heatmap per panel ((a) rho_hat, then one per DRE; three panels per row) and a
-        slider whose steps restyle
-        all maps. All maps share the colour scale on [0, RATIO_ZMAX] = [0, 2], white at ratio 1
-        (every ratio here is at most B = N / (N - N') < 2). Maps are stored as 8-bit colour
-        codes (hover is off on them).
+        One heatmap per panel (three panels per row) and a slider whose steps restyle all maps.
+        All maps share the colour scale on [0, RATIO_ZMAX] = [0, 2], white at ratio 1 (every
+        ratio here is at most B = N / (N - N') < 2). Maps are stored as 8-bit colour codes
+        (hover is off on them).
 
     Examples
     --------
-    >>> fig = ratio_maps_figure("mog8", lams=(0.6, 0.8), N=60, resolution=10)
-    >>> len(fig.data), len(fig.layout.sliders[0].steps)  # rho_hat and the four MAP_DRES; one step per lambda
-    (5, 2)
+    >>> from gendel.core.dre import make_dre
+    >>> from gendel.synthetic.experiments import Protocol, ratio_maps
+    >>> maps = ratio_maps(Protocol("mog8", N=60), [make_dre("kbc", 0.075), make_dre("knn", 10)], lams=(0.6, 0.8),
+    ...                   resolution=10)
+    >>> fig = ratio_maps_figure(maps)
+    >>> len(fig.data), len(fig.layout.sliders[0].steps)  # rho_hat and the two DREs; one step per lambda
+    (3, 2)
     """
-    dataset = check_dataset(dataset)
-    dres = MAP_DRES if dres is None else dres
-    lams = [float(v) for v in lams]
+    p = maps.protocol
+    lams = list(maps.lams)
     active = step_index(lams, initial_lam, "initial_lam")
-    xs, ys, pts = _grid(dataset, resolution)
-    per_lam = [[m.reshape(len(ys), len(xs)) for m in _ratio_maps(dataset, lam, list(dres.values()), pts, N, sigma_a, seed)]
-               for lam in lams]
+    xs, ys = maps.xs, maps.ys
     zmax = RATIO_ZMAX
-    titles = ["(a) ρ̂ (exact)"] + [f"({chr(ord('b') + i)}) {label}" for i, label in enumerate(dres)]
+    titles = ["(a) ρ̂ (exact)"] + [f"({chr(ord('b') + i)}) {label}" for i, label in enumerate(maps.labels[1:])]
     n = len(titles)
     cols = min(n, 3)
     rows = -(-n // cols)
     fig = make_subplots(rows=rows, cols=cols, subplot_titles=titles, horizontal_spacing=0.08, vertical_spacing=0.12)
     for c in range(n):
-        fig.add_trace(go.Heatmap(x=xs, y=ys, z=color_codes(per_lam[active][c], zmax), name=titles[c],
+        fig.add_trace(go.Heatmap(x=xs, y=ys, z=color_codes(maps.ratios[active, c], zmax), name=titles[c],
                                  **code_trace_style(zmax, showscale=c == 0)), row=c // cols + 1, col=c % cols + 1)
     steps = [dict(method="restyle", label=f"{lam:g}",
-                  args=[{"z": [typed_codes(color_codes(m, zmax)) for m in maps]}, list(range(n))])
-             for lam, maps in zip(lams, per_lam)]
+                  args=[{"z": [typed_codes(color_codes(m, zmax)) for m in maps.ratios[i]]}, list(range(n))])
+             for i, lam in enumerate(lams)]
     fig.update_layout(
-        title=_title(f"{'Fig. 3 and Appendix D' if dataset == 'mog8' else 'Appendix D.2'}: ratio maps, "
-                     f"{DATASET_LABELS[dataset]}",
-                     f"ρ̂ and ρ̂<sub>ℰ</sub>; N = {N}, σ_A = {sigma_a:g}, seed {seed}; white: ratio 1, "
+        title=_title(f"{'Fig. 3 and Appendix D' if p.dataset == 'mog8' else 'Appendix D.2'}: ratio maps, "
+                     f"{DATASET_LABELS[p.dataset]}",
+                     f"ρ̂ and ρ̂<sub>ℰ</sub>; N = {p.N}, σ_A = {p.sigma_a:g}, seed {p.seed}; white: ratio 1, "
                      "red: mass removed by the deletion"),
         sliders=[slider(steps, "λ = ", active, pad_t=45)],
         height=230 * rows + 180, margin=dict(l=50, r=60, t=80, b=20),
     )
     fig.update_annotations(font_size=13)
-    return square_axes(fig, dataset, rows, cols)
+    return square_axes(fig, p.dataset, rows, cols)
 
 
-def bandwidth_maps_figure(dataset, *, lams=LAMBDAS, sigmas=SIGMA_C, initial_sigma=0.075, N=N, sigma_a=SIGMA_A,
-                          seed=SEED, resolution=48):
+def bandwidth_maps_figure(maps, *, initial_sigma=0.075):
     """rho_hat (top row) and the KBC rho_hat_E (bottom row) for every lambda, sigma_C slider.
 
-    One column per lambda; the slider restyles the bottom row to the chosen sigma_C.
+    ``maps`` holds KBC DREs only (:func:`gendel.synthetic.experiments.ratio_maps` with one KBC
+    per sigma_C): one column per lambda; the slider restyles the bottom row to the chosen sigma_C.
 
     Returns
     -------
@@ -208,44 +208,48 @@ def bandwidth_maps_figure(dataset, *, lams=LAMBDAS, sigmas=SIGMA_C, initial_sigm
 
     Examples
     --------
-    >>> fig = bandwidth_maps_figure("mog8", lams=(0.6, 0.8), sigmas=(0.05, 0.1), initial_sigma=0.05, N=60,
-    ...                             resolution=10)
+    >>> from gendel.core.dre import make_dre
+    >>> from gendel.synthetic.experiments import Protocol, ratio_maps
+    >>> maps = ratio_maps(Protocol("mog8", N=60), [make_dre("kbc", s) for s in (0.05, 0.1)], lams=(0.6, 0.8),
+    ...                   resolution=10)
+    >>> fig = bandwidth_maps_figure(maps, initial_sigma=0.05)
     >>> len(fig.data), [step.label for step in fig.layout.sliders[0].steps]
     (4, ['0.05', '0.1'])
     """
-    dataset = check_dataset(dataset)
-    lams = [float(v) for v in lams]
-    sigmas = [float(s) for s in sigmas]
+    if not maps.dres or any(dre_family(d) != "kbc" for d in maps.dres):
+        raise ValueError(f"bandwidth_maps_figure draws KBC DREs, one per sigma_C; got {list(maps.dres)}")
+    p = maps.protocol
+    lams = list(maps.lams)
+    sigmas = [float(DRE_CHOICES["kbc"].value_of(d)) for d in maps.dres]
     active = step_index(sigmas, initial_sigma, "initial_sigma")
-    factories = [partial(make_dre, "kbc", s) for s in sigmas]
-    xs, ys, pts = _grid(dataset, resolution)
-    per_lam = [[m.reshape(len(ys), len(xs)) for m in _ratio_maps(dataset, lam, factories, pts, N, sigma_a, seed)]
-               for lam in lams]
+    xs, ys = maps.xs, maps.ys
+    per_lam = maps.ratios
     zmax = RATIO_ZMAX
     n = len(lams)
     fig = make_subplots(rows=2, cols=n, subplot_titles=[f"λ = {lam:g}" for lam in lams], horizontal_spacing=0.045,
                         vertical_spacing=0.1, row_titles=["ρ̂ (exact)", "KBC ρ̂<sub>ℰ</sub>"])
-    for c, maps in enumerate(per_lam, start=1):
-        fig.add_trace(go.Heatmap(x=xs, y=ys, z=color_codes(maps[0], zmax), name=f"ρ̂, λ = {lams[c - 1]:g}",
+    for c, lam_maps in enumerate(per_lam, start=1):
+        fig.add_trace(go.Heatmap(x=xs, y=ys, z=color_codes(lam_maps[0], zmax), name=f"ρ̂, λ = {lams[c - 1]:g}",
                                  **code_trace_style(zmax, showscale=c == 1)), row=1, col=c)
-    for c, maps in enumerate(per_lam, start=1):
-        fig.add_trace(go.Heatmap(x=xs, y=ys, z=color_codes(maps[1 + active], zmax), name=f"ρ̂_ℰ, λ = {lams[c - 1]:g}",
-                                 **code_trace_style(zmax, showscale=False)), row=2, col=c)
+    for c, lam_maps in enumerate(per_lam, start=1):
+        fig.add_trace(go.Heatmap(x=xs, y=ys, z=color_codes(lam_maps[1 + active], zmax),
+                                 name=f"ρ̂_ℰ, λ = {lams[c - 1]:g}", **code_trace_style(zmax, showscale=False)),
+                      row=2, col=c)
     steps = [dict(method="restyle", label=f"{s:g}",
-                  args=[{"z": [typed_codes(color_codes(maps[1 + j], zmax)) for maps in per_lam]},
+                  args=[{"z": [typed_codes(color_codes(lam_maps[1 + j], zmax)) for lam_maps in per_lam]},
                         list(range(n, 2 * n))])
              for j, s in enumerate(sigmas)]
     fig.update_layout(
-        title=_title(f"Fig. 3 for every λ: KBC bandwidths, {DATASET_LABELS[dataset]}",
+        title=_title(f"Fig. 3 for every λ: KBC bandwidths, {DATASET_LABELS[p.dataset]}",
                      f"top: ρ̂; bottom: KBC ρ̂<sub>ℰ</sub> for the σ_C of the slider (Fig. 3: 0.075, 0.125); "
-                     f"N = {N}, σ_A = {sigma_a:g}"),
+                     f"N = {p.N}, σ_A = {p.sigma_a:g}"),
         sliders=[slider(steps, "σ_C = ", active, pad_t=40)],
         height=520, margin=dict(l=50, r=60, t=80, b=20),
     )
     fig.update_annotations(font_size=12)
     # Every panel shows the same window: the x₂ title and tick labels of column 1 serve the whole
     # row (in the narrow gaps between columns they would run into the map on their left).
-    square_axes(fig, dataset, 2, n, y_title_cols=(1,))
+    square_axes(fig, p.dataset, 2, n, y_title_cols=(1,))
     for c in range(2, n + 1):
         fig.update_yaxes(showticklabels=False, row=1, col=c)
         fig.update_yaxes(showticklabels=False, row=2, col=c)

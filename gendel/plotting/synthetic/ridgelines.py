@@ -14,15 +14,16 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from gendel.synthetic.experiments import QUESTIONS
-from gendel.plotting.common import LAMBDA_COLORS, STAT_SHORT, readable_figure, rgba
+from gendel.deletion_test.stats import STATISTICS
+from gendel.synthetic.protocol import QUESTIONS
+from gendel.plotting.common import LAMBDA_COLORS, readable_figure, rgba
 from gendel.plotting.synthetic._common import (_check_question, _family, _finite, _k_ticks, _label_values, _legend_name, _question_sides,
                       _title, _top_legend, _x_title)
 from gendel.plotting.synthetic.settings import DATASET_LABELS, FAMILY_LABELS, sample_color
 from gendel.plotting.synthetic.sliders import slider, step_index
 
 
-def ridgeline_figure(sweeps, question, stats=("LR", "tlogt"), *, lams=None, initial_lam=0.8, title=None):
+def ridgeline_figure(sweeps, question, stats=("lr", "asc-tlogt"), *, lams=None, initial_lam=0.8, title=None):
     """Distributions of a statistic over the R repeats, one row per DRE setting, lambda slider.
 
     Panels are ordered as in Figs. 5 and 6: for each statistic, one panel per DRE family
@@ -54,9 +55,9 @@ def ridgeline_figure(sweeps, question, stats=("LR", "tlogt"), *, lams=None, init
     Examples
     --------
     >>> from gendel.core.dre import make_dre
-    >>> from gendel.synthetic.experiments import sweep
-    >>> kbc = sweep("mog8", [0.6, 0.8], [make_dre("kbc", s) for s in (0.075, 0.1)], labels=["0.075", "0.1"],
-    ...             N=60, m=20, R=5, cache=False, progress=False)
+    >>> from gendel.synthetic.experiments import Protocol, sweep
+    >>> kbc = sweep(Protocol("mog8", N=60, m=20, R=5), [make_dre("kbc", s) for s in (0.075, 0.1)], lams=[0.6, 0.8],
+    ...             cache=False, progress=False)
     >>> fig = ridgeline_figure({"kbc": kbc}, "Q3", initial_lam=0.6)
     >>> len(fig.data)  # two statistics x two sigma_C x two sides
     8
@@ -93,7 +94,7 @@ def ridgeline_figure(sweeps, question, stats=("LR", "tlogt"), *, lams=None, init
     plot_h = height - top - bottom
     fig = make_subplots(rows=rows, cols=cols, horizontal_spacing=0.24 if cols > 1 else 0.0,
                         vertical_spacing=gap / plot_h if rows > 1 else 0.0,
-                        subplot_titles=[f"({'abcdefghijkl'[p]}) {FAMILY_LABELS[f]}: {STAT_SHORT[stat]}"
+                        subplot_titles=[f"({'abcdefghijkl'[p]}) {FAMILY_LABELS[f]}: {STATISTICS[stat].label}"
                                         for p, (stat, f) in enumerate(panels)])
     log_ticks = [_log_axis(sweeps[f], row_of[f], stat, sides) for stat, f in panels]
     steps_data = [_step_curves(sweeps, panels, log_ticks, [row_of[f][k] for f in families], families, sides)
@@ -289,7 +290,7 @@ def _x_ticks(log, limits):
 
 def _axis_title(stat, log_ticks, clipped):
     """x-axis title of a panel, with the share of samples beyond the axis when there is one."""
-    text = STAT_SHORT[stat] + (" (log scale)" if log_ticks else "")
+    text = STATISTICS[stat].label + (" (log scale)" if log_ticks else "")
     out, total = clipped
     if out:
         text += f"<br><span style='font-size:10px'>{out} of {total} samples<br>beyond the axis</span>"
@@ -345,11 +346,10 @@ def acceptance_figure(sweeps_by_dataset):
     Examples
     --------
     >>> from gendel.core.dre import make_dre
-    >>> from gendel.synthetic.experiments import sweep
-    >>> kbc = sweep("mog8", [0.6, 0.8], [make_dre("kbc", s) for s in (0.075, 0.1)], labels=["0.075", "0.1"],
-    ...             N=60, m=20, R=5, cache=False, progress=False)
-    >>> knn = sweep("mog8", [0.6, 0.8], [make_dre("knn", k) for k in (3, 6)], labels=["3", "6"],
-    ...             N=60, m=20, R=5, cache=False, progress=False)
+    >>> from gendel.synthetic.experiments import Protocol, sweep
+    >>> p, small = Protocol("mog8", N=60, m=20, R=5), dict(lams=[0.6, 0.8], cache=False, progress=False)
+    >>> kbc = sweep(p, [make_dre("kbc", s) for s in (0.075, 0.1)], **small)
+    >>> knn = sweep(p, [make_dre("knn", k) for k in (3, 6)], **small)
     >>> len(acceptance_figure({"mog8": {"kbc": kbc, "knn": knn}}).data)  # two lines per family and lambda
     8
     """

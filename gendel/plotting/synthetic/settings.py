@@ -1,17 +1,15 @@
 """The settings, labels and verdict rule shared by the pages of the synthetic-data chapter.
 
 The grids the pages sweep (``LAMBDAS``, ``SIGMA_C``, ``KNN_K``, ...) are constants of
-:mod:`gendel.synthetic.experiments`; this module holds the single settings of the paper's §5.1 protocol,
-the yardstick of the KS plots and the DREs of the ratio maps.
+:mod:`gendel.synthetic.experiments`; this module holds the single settings of the paper's §5.1 protocol
+and the yardstick of the KS plots.
 """
 
 from __future__ import annotations
 
-from functools import partial
-
 from gendel.claims.base import ks_critical, verdict
 from gendel.synthetic.data import DATASETS
-from gendel.core.dre import DRE_CHOICES, make_dre
+from gendel.core.dre import DRE_CHOICES
 from gendel.synthetic.protocol import PAPER
 from gendel.plotting.common import COLORS
 
@@ -21,11 +19,6 @@ N, M, R, SIGMA_A, SEED = PAPER.N, PAPER.m, PAPER.R, PAPER.sigma_a, PAPER.seed
 #: Critical value of the two-sample KS test at level 5 % with R = 250 values on each side,
 #: sqrt(2 / R) * K^{-1}(0.95) (K the Kolmogorov distribution): the yardstick of the chapter.
 KS_CRITICAL_5 = ks_critical(R)
-
-#: The DREs of the ratio maps of Fig. 3 and its Appendix D extensions: label -> unfitted DRE
-#: factory, from the table :data:`gendel.core.dre.DRE_CHOICES`.
-MAP_DRES = {DRE_CHOICES[kind].describe(value): partial(make_dre, kind, value)
-            for kind, value in (("kbc", 0.075), ("kbc", 0.125), ("knn", 10), ("knn", 20))}
 
 DATASET_LABELS = DATASETS  # the same dict as gendel.synthetic.data.DATASETS
 #: Short names of the two DRE families the chapter sweeps.
@@ -64,5 +57,5 @@ def sample_color(question, key):
     return COLORS[key[0]]
 
 
-__all__ = ["DATASET_LABELS", "FAMILY_LABELS", "KS_CRITICAL_5", "M", "MAP_DRES", "N", "R", "SEED", "SIGMA_A",
+__all__ = ["DATASET_LABELS", "FAMILY_LABELS", "KS_CRITICAL_5", "M", "N", "R", "SEED", "SIGMA_A",
            "claim_verdict", "sample_color"]

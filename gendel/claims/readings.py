@@ -1,0 +1,315 @@
+"""The rules behind the sentences of the 2-D chapter and the classifier-DRE page.
+
+A page computes its numbers where the reader sees them; what a sentence then says about them
+(which question reacts most, whether a run's value is within the noise of fresh draws, whether
+the paper's footnote is confirmed) is decided here, by a rule with tests
+(``tests/test_readings.py``), and the page glues the words these functions return. Each rule takes
+computed numbers, never draws any, and says which way the numbers went; none asserts that they
+must go one way.
+
+======================================  ================================================================
+:func:`footnote_logistic`               §5.1's footnote: logistic regression captures far less
+:func:`regularisation_summary`          does another C of the richer logistic models change the share?
+:func:`below_zero`                      is a share below zero at every lambda?
+:func:`deletion_sets`                   the realised deletion sets of the chapter against expectation
+:func:`directions`                      each variation's value against the first ("lower", "higher")
+:func:`resampling_reading`              a run's KS against fresh draws of its sample sets
+:func:`covariance_readings`             which reading of the MoG-8 covariance gives the paper's claim
+:func:`bandwidth_sensitivity`           which question reacts most to a wrong bandwidth
+:func:`knn_zero_words`                  is a kNN DRE zero where the pre-trained model has mass?
+======================================  ================================================================
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gendel.claims.base import Claim, verdict
+
+
+def footnote_logistic(captured, *, logistic="logistic regression", local=("KBC, σ_C = 0.125", "10-NN"),
+                      factor=0.5):
+    """The paper's footnote in §5.1: parametric classifiers (logistic regression) are less effective.
+
+    Rule: logistic regression captures less than ``factor`` times the share of the deletion that
+    the weaker of the ``local`` classifiers captures.
+
+    Parameters
+    ----------
+    captured : dict
+        Share of the deletion captured, ``1 - ||rho_hat_E p_hat - p_hat'||_1 / ||p_hat - p_hat'||_1``,
+        by DRE name.
+
+    Returns
+    -------
+    Claim
+        ``details["word"]`` is "confirms" or "does not confirm" (the page's sentence).
+
+    Examples
+    --------
+    >>> c = footnote_logistic({"logistic regression": 0.01, "KBC, σ_C = 0.125": 0.8, "10-NN": 0.6})
+    >>> c.verdict, c.details["word"]
+    ('holds', 'confirms')
+    >>> footnote_logistic({"logistic regression": 0.4, "KBC, σ_C = 0.125": 0.8, "10-NN": 0.6}).details["word"]
+    'does not confirm'
+    """
+    missing = [name for name in (logistic, *local) if name not in captured]
+    if missing:
+        raise ValueError(f"captured has no share for {missing}; pass one per DRE name, e.g. {{{logistic!r}: 0.01}}")
+    weaker = min(float(captured[name]) for name in local)
+    holds = float(captured[logistic]) < factor * weaker
+    numbers = f"{logistic}: {float(captured[logistic]):.2f}; " + ", ".join(
+        f"{name}: {float(captured[name]):.2f}" for name in local)
+    return Claim("footnote_logistic", "parametric classifiers are less effective", "§5.1, footnote", numbers,
+                 verdict(int(holds), 1), {"word": "confirms" if holds else "does not confirm"})
+
+
+def regularisation_summary(share_by_C, Cs, *, reference=10, visible=5e-4, loss=0.05):
+    """A sentence on what another C of the logistic models changes in the share of the deletion captured.
+
+    A gain counts when it shows at three decimals (``visible``), a loss when it is one the eye
+    sees in a table (``loss``).
+
+    Parameters
+    ----------
+    share_by_C : dict
+        ``name -> [share at each C of Cs]``; names "logistic, <features>" are written "the <features>".
+    Cs : sequence
+        The values of C, ``reference`` among them.
+
+    Examples
+    --------
+    >>> regularisation_summary({"logistic, RBF features": [0.60, 0.63, 0.64]}, (1, 10, 100))
+    'Another value of C captures more of the deletion than C = 10 for the RBF features (0.010 more with C = 100). No other value of C costs more than 0.05 of the share captured.'
+    >>> regularisation_summary({"logistic, RBF features": [0.63, 0.63, 0.50]}, (1, 10, 100))
+    'No other value of C captures more of the deletion than C = 10, for any of the three models. Moving C away from 10 costs a visible share of the deletion for the RBF features model at C = 100 (from 0.630 to 0.500).'
+    """
+    Cs = tuple(Cs)
+    if reference not in Cs:
+        raise ValueError(f"the reference C = {reference} is not among Cs = {Cs}")
+    i = Cs.index(reference)
+    better = {name: (Cs[int(np.argmax(shares))], max(shares) - shares[i])
+              for name, shares in share_by_C.items() if max(shares) - shares[i] >= visible}
+    if not better:
+        summary = f"No other value of C captures more of the deletion than C = {reference}, for any of the three models."
+    else:
+        summary = (f"Another value of C captures more of the deletion than C = {reference} for " + " and ".join(
+            f"the {name.removeprefix('logistic, ')} ({g:.3f} more with C = {c})" for name, (c, g) in better.items())
+            + ".")
+    worse = [(name.removeprefix("logistic, "), C, shares[i], v) for name, shares in share_by_C.items()
+             for C, v in zip(Cs, shares) if shares[i] - v >= loss]
+    if worse:
+        summary += f" Moving C away from {reference} costs a visible share of the deletion for " + "; ".join(
+            f"the {name} model at C = {C} (from {s:.3f} to {v:.3f})" for name, C, s, v in worse) + "."
+    else:
+        summary += f" No other value of C costs more than {loss:g} of the share captured."
+    return summary
+
+
+def below_zero(values):
+    """"below zero" when every value is below zero, else "not always below zero".
+
+    Examples
+    --------
+    >>> below_zero([-2.5, -0.1]), below_zero([-2.5, 0.1])
+    ('below zero', 'not always below zero')
+    """
+    return "below zero" if max(values) < 0 else "not always below zero"
+
+
+def deletion_sets(masks, in_reweighted, N, *, dataset="mog8"):
+    """The realised deletion sets of the chapter against their expectation (the setup page).
+
+    Parameters
+    ----------
+    masks : dict
+        ``{dataset: {lam: boolean mask of X'}}`` over one X per data set.
+    in_reweighted : dict
+        ``{dataset: number of the N points in a re-weighted component}``.
+    N : int
+        The size of X.
+    dataset : str
+        The data set of the sentence on ``n_rw (1 - lam)``.
+
+    Returns
+    -------
+    dict
+        ``below_<d>``: the number of lambdas with N' < N (1 - lam) / 2; ``n_lams``; ``few``: at how
+        many lambdas the ``dataset`` deletes fewer than ``n_rw (1 - lam)`` points, in words;
+        ``nested``: whether each deletion set holds those of the larger lambdas, in words.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> deleted = np.array([1, 0, 0, 0, 0, 0, 0, 0], bool)   # one of N = 8 points, at both lambdas
+    >>> facts = deletion_sets({"mog8": {0.5: deleted, 0.9: deleted}}, {"mog8": 4}, 8)
+    >>> facts["below_mog8"], facts["few"], facts["nested"].startswith("are nested")
+    (1, 'at 1 of the 2 values of λ', True)
+    """
+    lams = sorted(next(iter(masks.values())))
+    out = {}
+    for d, by_lam in masks.items():
+        out[f"below_{d}"] = sum(int(by_lam[lam].sum()) < N * (1 - lam) / 2 for lam in lams)
+    out["n_lams"] = len(lams)
+    few = sum(int(masks[dataset][lam].sum()) < in_reweighted[dataset] * (1 - lam) for lam in lams)
+    out["few"] = "at every λ" if few == len(lams) else f"at {few} of the {len(lams)} values of λ"
+    nested = all((by_lam[hi] <= by_lam[lo]).all() for by_lam in masks.values() for lo, hi in zip(lams, lams[1:]))
+    out["nested"] = ("are nested: every point deleted at one λ is also deleted at every smaller λ" if nested
+                     else "are not nested")
+    return out
+
+
+def directions(values):
+    """Each value against the first: "lower" when it is smaller, else "higher" (the first is "higher").
+
+    Examples
+    --------
+    >>> directions({"paper": 0.44, "m = 200": 0.34, "N = 200": 0.49})
+    {'paper': 'higher', 'm = 200': 'lower', 'N = 200': 'higher'}
+    """
+    base = next(iter(values.values()))
+    return {label: "lower" if v < base else "higher" for label, v in values.items()}
+
+
+def resampling_reading(draw_means, base, run_value):
+    """A run's mean KS against fresh draws of its sample sets (the R = 100 variation of Q1).
+
+    Rule: the average of the fresh draws lies within two standard errors of ``base`` (the value
+    of the paper's R): then lowering R does not by itself move the mean KS, and the run's
+    ``run_value`` is mostly the draw of its sample sets.
+
+    Returns
+    -------
+    dict
+        ``n``, ``mean``, ``sd``, ``min``, ``max`` of the draws, ``z``: ``abs(run_value - mean) / sd``,
+        and ``reading``: the sentence the rule gives.
+
+    Examples
+    --------
+    >>> r = resampling_reading([0.43, 0.44, 0.45, 0.42], base=0.44, run_value=0.38)
+    >>> round(r["z"], 1), r["reading"].startswith("Their average lies within two standard errors")
+    (4.3, True)
+    >>> resampling_reading([0.30, 0.31, 0.32, 0.29], base=0.44, run_value=0.38)["reading"].startswith(
+    ...     "Their average differs from the paper's")
+    True
+    """
+    draws = np.asarray(draw_means, dtype=float)
+    if draws.size < 2:
+        raise ValueError("resampling_reading needs at least two draws to estimate their spread")
+    mean, sd = float(draws.mean()), float(draws.std(ddof=1))
+    se = sd / np.sqrt(draws.size)
+    within = abs(mean - base) <= 2 * se
+    reading = (f"Their average lies within two standard errors ({2 * se:.3f}) of the paper's {base:.2f}: lowering "
+               "R does not by itself move the mean KS, and the value of the R = 100 run is mostly the draw of "
+               "its sample sets." if within else
+               f"Their average differs from the paper's {base:.2f} by more than two standard errors ({2 * se:.3f}): "
+               "lowering R by itself moves the mean KS.")
+    return {"n": int(draws.size), "mean": mean, "sd": sd, "min": float(draws.min()), "max": float(draws.max()),
+            "z": float(abs(run_value - mean) / sd), "reading": reading}
+
+
+def covariance_readings(harder, mean_q3, critical, *, claimed=("Q1", "Q2")):
+    """Which reading of the MoG-8 covariance gives the paper's "CKB-8 is harder" (Appendix D.2).
+
+    Parameters
+    ----------
+    harder : dict
+        ``{reading: questions for which CKB-8 is harder than that MoG-8}``
+        (:func:`gendel.claims.ckb_harder_questions`).
+    mean_q3 : dict
+        ``{reading: mean KS of Q3}`` on that MoG-8.
+    critical : float
+        The KS critical value.
+    claimed : tuple
+        The questions for which the paper calls CKB-8 harder.
+
+    Returns
+    -------
+    dict
+        ``match``: the readings that give exactly ``claimed`` ("neither reading" if none), and
+        ``q3_side``: where the mean KS of Q3 lies against ``critical`` under the readings.
+
+    Examples
+    --------
+    >>> r = covariance_readings({"v = 0.1": ("Q3",), "v = 0.01": ("Q1", "Q2")}, {"v = 0.1": 0.8, "v = 0.01": 0.9}, 0.12)
+    >>> r["match"], r["q3_side"]
+    ('v = 0.01', 'lies above the critical value under both readings')
+    """
+    match = [name for name, questions in harder.items() if tuple(questions) == tuple(claimed)]
+    above = [mean_q3[name] > critical for name in harder]
+    q3_side = ("lies above the critical value under both readings" if all(above) else
+               "lies below the critical value under both readings" if not any(above) else
+               "lies above the critical value under one reading only")
+    return {"match": " and ".join(match) or "neither reading", "q3_side": q3_side}
+
+
+#: Why each question reacts to a wrong KBC bandwidth as it does (the explore page; MyST markdown).
+_WHY = {
+    "Q1": r"it asks whether $\hat{\rho}_{\mathcal E} = \hat{\rho}$ on samples of $\hat{p}$, and any "
+          r"$\sigma_C \ne \sigma_A$ changes $\hat{\rho}_{\mathcal E}$ everywhere",
+    "Q2": r"it judges samples of the approximated model $\hat{\rho}_{\mathcal E} \cdot \hat{p}$, and a wrong "
+          r"$\sigma_C$ moves where Alg. 1 removes mass",
+    "Q3": r"it needs $\hat{\rho}_{\mathcal E}$ to separate the pre-trained from the re-trained model, which a "
+          r"wrong $\sigma_C$ blurs",
+}
+
+
+def bandwidth_sensitivity(lr_ks, sigma_cs, *, half=0.05, double=0.2):
+    """Which question's KS of LR moves most as the KBC bandwidth moves, and which way is worse.
+
+    Parameters
+    ----------
+    lr_ks : dict
+        ``{question: [KS of LR at each sigma_C of sigma_cs]}`` for "Q1", "Q2", "Q3".
+    sigma_cs : sequence of float
+        The bandwidths, ``half`` and ``double`` (half and twice sigma_A) among them.
+
+    Returns
+    -------
+    dict
+        ``most`` (the question with the largest range), ``why`` (what that question asks),
+        ``half`` and ``double`` (its KS there), ``worse`` ("halving" or "doubling"), ``remark``
+        (whether the paper's remark "a larger sigma_C is sometimes better" shows) and ``q3_min``.
+
+    Examples
+    --------
+    >>> ks = {"Q1": [0.9, 0.1, 0.5], "Q2": [0.3, 0.1, 0.2], "Q3": [0.7, 0.9, 0.8]}
+    >>> r = bandwidth_sensitivity(ks, [0.05, 0.1, 0.2])
+    >>> r["most"], r["worse"], r["q3_min"]
+    ('Q1', 'halving', 0.7)
+    """
+    sigma_cs = [float(s) for s in sigma_cs]
+    for name, value in (("half", half), ("double", double)):
+        if not any(np.isclose(value, s) for s in sigma_cs):
+            raise ValueError(f"{name} = {value} is not among sigma_cs = {sigma_cs}")
+    spread = {q: max(v) - min(v) for q, v in lr_ks.items()}
+    most = max(spread, key=spread.get)
+    at = {s: i for i, s in enumerate(sigma_cs)}
+    h = lr_ks[most][next(i for s, i in at.items() if np.isclose(s, half))]
+    d = lr_ks[most][next(i for s, i in at.items() if np.isclose(s, double))]
+    remark = "a larger σ<sub>C</sub> is sometimes better than a smaller one"
+    return {
+        "most": most, "why": _WHY[most], "half": h, "double": d, "worse": "halving" if h > d else "doubling",
+        "remark": (f"This agrees with the paper's remark in §5.1 that {remark}." if h > d
+                   else f"At this seed the paper's remark in §5.1, that {remark}, does not show."),
+        "q3_min": min(lr_ks["Q3"]),
+    }
+
+
+def knn_zero_words(map_errors):
+    """The sentence on kNN DREs that are zero where the pre-trained model has mass (infinite mean error).
+
+    Examples
+    --------
+    >>> knn_zero_words({"kNN, k = 10": 0.3, "kNN, k = 20": float("inf")})
+    'At this setting this happens for kNN, k = 20, whose mean error is infinite.'
+    """
+    infinite = [label for label, error in map_errors.items() if np.isinf(error)]
+    if not infinite:
+        return ("At this setting neither kNN DRE of the table is zero anywhere on the grid where p̂ has mass, "
+                "so their errors are finite.")
+    return "At this setting this happens for " + " and ".join(infinite) + ", whose mean error is infinite."
+
+
+__all__ = ["bandwidth_sensitivity", "below_zero", "covariance_readings", "deletion_sets", "directions",
+           "footnote_logistic", "knn_zero_words", "regularisation_summary", "resampling_reading"]
