@@ -204,8 +204,6 @@ OLD_SPELLINGS = {"LR", "log", "tlogt", "hellinger", "ASC log", "ASC tlogt", "ASC
 ALLOWED_TABLES = {
     "gendel.gan.results._V1_STATISTICS": "reads result files written with the names used before the registry",
 }
-#: Modules whose own tables are being replaced by the registry (issue 26): expected to fail until they are.
-BEING_MOVED = {"gendel.deletion_test.decision", "gendel.plotting.deletion_test.style", "gendel.plotting.gan"}
 
 
 def statistic_tables(source, names):
@@ -242,10 +240,7 @@ def _statistic_names():
     return set(STATISTICS) | OLD_SPELLINGS
 
 
-@pytest.mark.parametrize("name", [
-    pytest.param(n, marks=pytest.mark.xfail(strict=True, reason="its tables are being replaced by the registry"))
-    if n in BEING_MOVED else n
-    for n in sorted(MODULES) if n != REGISTRY])
+@pytest.mark.parametrize("name", [n for n in sorted(MODULES) if n != REGISTRY])
 def test_statistics_are_named_by_the_registry_alone(name):
     """A module reads names, labels and axis titles of the statistics from
     gendel.deletion_test.stats.STATISTICS; it defines no list or dict of statistic names of its own."""

@@ -24,18 +24,16 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from gendel.deletion_test.stats import STATISTICS
+from gendel.deletion_test.stats import PAPER_STATISTICS, STATISTICS
 from gendel.gan.images import CLASS_NAMES
 from gendel.gan.report import MODEL_NAMES as _MODEL_NAMES
 from gendel.gan.report import bound_label_distribution, deleted_labels
-from gendel.plotting.common import COLORS, plotly_text, readable_figure, rgba, step_outline
+from gendel.plotting.common import COLORS, STAT_COLORS, plotly_text, readable_figure, rgba, step_outline
 
 DATASET_NAMES = {"mnist": "MNIST", "fashion-mnist": "Fashion-MNIST"}
 MODEL_COLORS = {"pre": COLORS["H0"], "re": COLORS["H1"], "approx": COLORS["D"], "control": "#8C8C8C"}
 #: The model names of :data:`gendel.gan.report.MODEL_NAMES` with HTML subscripts, for figure text.
 MODEL_NAMES = {k: plotly_text(v) for k, v in _MODEL_NAMES.items()}
-#: The statistics of the GAN experiments (the paper's), with their colours.
-STAT_COLORS = {"lr": "#3B3B3B", "asc-log": "#7B4F9D", "asc-tlogt": "#CC79A7"}
 SUBTITLE = "<br><span style='font-size:13px;color:#444'>{}</span>"
 
 
@@ -326,7 +324,8 @@ def ks_lambda_figure(ks, *, title, subtitle=""):
     fig = make_subplots(rows=1, cols=len(panels), shared_yaxes=True, horizontal_spacing=0.05,
                         subplot_titles=[f"{DATASET_NAMES[d]}, {s}-λ" for d, s in panels])
     for j, (d, s) in enumerate(panels, start=1):
-        for st, colour in STAT_COLORS.items():
+        for st in PAPER_STATISTICS:
+            colour = STAT_COLORS[st]
             rows = sorted((k for k in ks if (k.dataset, k.setting, k.stat) == (d, s, st)), key=lambda k: k.lam)
             if not rows:
                 continue

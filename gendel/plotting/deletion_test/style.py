@@ -10,20 +10,14 @@ from __future__ import annotations
 import numpy as np
 
 from gendel.deletion_test.stats import STATISTICS
-from gendel.plotting.common import COLORS, NEUTRALS, rgba
+from gendel.plotting.common import COLORS, NEUTRALS, STAT_COLORS, rgba
 
 #: One colour per statistic of the registry :data:`gendel.deletion_test.stats.STATISTICS` (lines of
 #: power and ROC figures; names and axis titles come from the registry). LR and ASC (log t) keep the colours of the §5.1 chapter (``STAT_COLORS``); dark red
 #: is kept for critical values and rejection regions, so Hellinger is brown here. A curve of the
 #: same statistic under other settings ("MMD² (h = 0.3)", "LR, m = 200") keeps the statistic's
 #: colour and is drawn dashed or with open markers.
-STATISTIC_COLORS = {
-    "lr": "#3B3B3B",
-    "asc-log": "#7B4F9D",
-    "asc-tlogt": "#CC79A7",
-    "asc-hellinger": "#6B4423",
-    "mmd": "#1F4E9C",
-}
+STATISTIC_COLORS = STAT_COLORS | {"asc-hellinger": "#6B4423"}
 
 #: Colours of the two sides of a decision: the null H0 (Y ∼ p̂) and the alternative (by default
 #: the re-trained p̂′, as in the paper's H1).
