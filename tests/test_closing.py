@@ -10,7 +10,6 @@ import pytest
 from gendel import claims
 from gendel.claims import summary
 from gendel.claims import theory as th
-from gendel.claims.gan import _toy, claims as gan_claims
 from gendel.claims.synthetic import q1
 from gendel.theory.bound_checks import BoundCheck
 
@@ -47,13 +46,13 @@ def _q1(sweeps):
     return q1(sweeps, sigma_c=SIGMA_C, sigma_a=0.1, R=250, knn_k=KNN_K)
 
 
-def _gan():
-    r = {"job": {"dataset": "mnist", "setting": "even", "lam": 0.7, "seed": 0},
-         "labels": {"pre": [100] * 10, "re": [50, 100] * 5, "approx": [60, 100] * 5},
-         "profile": {"m_labels": 1000, "gan_epochs": 10, "vdm_epochs": 5}, "hardware": {"device": "CPU"},
-         "timings": {"retrain": 100.0, "vdm": 10.0, "overhead_per_accepted": 0.001}}
-    toy = _toy(lr=40, asc=20)
-    return [{**r, "q3": toy["q3"]}]
+def _gan_claims():
+    """The GAN claims on the small stored gpu run (4 jobs)."""
+    pytest.importorskip("torch")
+    from gendel.claims.gan import claims as gan_claims
+    from gendel.gan import stored_results
+
+    return gan_claims(stored_results("gpu"))
 
 
 def _checks(thm1_bound=1.0):
@@ -68,7 +67,7 @@ def _checks(thm1_bound=1.0):
 def test_one_row_per_claim_of_each_half_with_a_known_verdict():
     sweeps = _sweeps()
     synthetic = {"Q1": _q1(sweeps)}
-    gan = {"gpu": gan_claims(_gan())}
+    gan = {"gpu": _gan_claims()}
     theory = th.theory(_checks())
     rows = summary.summary(synthetic, gan, theory)
     assert [r.half for r in rows] == ["2-D"] * len(synthetic["Q1"]) + ["GAN"] * len(gan["gpu"]) + ["theory"] * len(theory)
