@@ -93,6 +93,28 @@ def _name(s):
     return f"{_NAMES.get(s.dataset, s.dataset)} {s.setting}-{s.lam:g}"
 
 
+#: The columns of :func:`case_rows`.
+CASE_HEADER = ("case", "our number", "± noise", "control", "outcome", "details")
+
+
+def case_rows(claim):
+    """The rows of a table of a claim's cases (:data:`CASE_HEADER`), numbers formatted ("–": no control).
+
+    Examples
+    --------
+    >>> c = Claim("k", "text", "§5.2", "", "holds", {"cases": [Case("MNIST even-0.7", -0.03, 0.01, None, "passes", "δ ...")]})
+    >>> case_rows(c)
+    [['MNIST even-0.7', '−0.030', '0.010', '–', 'passes', 'δ ...']]
+    """
+    def number(x, signed=False):
+        if x is None or not np.isfinite(x):
+            return "–"
+        return _signed(x) if signed else f"{x:.3f}"
+
+    return [[k.label, number(k.number, signed=True), number(k.noise), number(k.control), k.outcome, k.text]
+            for k in claim.details["cases"]]
+
+
 def outcome_counts(cases):
     """The outcomes of a claim's cases in a few words: ``"12 of 16 cases pass; 3 training noise, 1 within noise"``.
 
@@ -557,7 +579,8 @@ def claims(results):
             claim_fashion_harder(ks), claim_fast(costs(results))]
 
 
-__all__ = ["OUTCOMES", "Z", "Case", "achieved_summary", "case_verdict", "claims", "outcome_counts", "claim_close_to_retrained",
+__all__ = ["CASE_HEADER", "OUTCOMES", "Z", "Case", "achieved_summary", "case_rows", "case_verdict", "claims",
+           "outcome_counts", "claim_close_to_retrained",
            "claim_fashion_harder", "claim_fashion_lambda", "claim_fast", "claim_fewer_deleted_labels",
            "claim_lr_better_than_asc", "claim_no_lr_asc_difference", "claim_odd_separates_better",
            "claim_odd_variance_higher", "claim_separation", "claim_smaller_lambda_not_more_separation",
