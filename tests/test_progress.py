@@ -31,9 +31,10 @@ class Recording(BASE):
 tqdm.auto.tqdm = Recording
 from gendel.core.dre import KernelClassifierDRE
 from gendel.synthetic.experiments import sweep
+from gendel.synthetic.protocol import Protocol
 for progress in (True, False):
     if sys.argv[2] == "sweep":
-        sweep("mog8", [0.8], [KernelClassifierDRE(bandwidth=0.1)], N=40, m=10, R=3, cache=False, progress=progress)
+        sweep(Protocol("mog8", lam=0.8, N=40, m=10, R=3), [KernelClassifierDRE(bandwidth=0.1)], cache=False, progress=progress)
     else:
         import numpy as np
         from gendel.gan import DCGAN

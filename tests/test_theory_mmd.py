@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import scipy.stats as sps
 
-from gendel.synthetic.experiments import setup
+from gendel.synthetic.protocol import Protocol, setup
 from gendel.deletion_test.stats import mmd2_unbiased
 from gendel.theory import mmd
 from gendel.theory.moments import sample_sets
@@ -15,7 +15,7 @@ Z = 4.5
 
 @pytest.fixture(scope="module")
 def mog():
-    return setup("mog8", 0.3, N=150, sigma_a=0.1, seed=2)
+    return setup(Protocol("mog8", lam=0.3, N=150, sigma_a=0.1, seed=2))
 
 
 def test_gaussian_kernel_integral_against_monte_carlo():

@@ -5,7 +5,7 @@ import pytest
 
 from gendel.synthetic.data import EXTENT
 from gendel.core.dre import ExactKDERatio
-from gendel.synthetic.experiments import setup
+from gendel.synthetic.protocol import Protocol, setup
 from gendel.core.models import KDE
 from gendel.theory import stability as st
 from gendel.theory.circle import CircleModel
@@ -38,14 +38,14 @@ def test_lbli_bounds_bracket_the_exact_supremum():
 
 
 def test_numerical_supremum_of_the_kde_ratio_is_log_n_over_n_minus_n_prime():
-    X, deleted, exact = setup("mog8", 0.6, N=120, sigma_a=0.1, seed=3)
+    X, deleted, exact = setup(Protocol("mog8", lam=0.6, N=120, sigma_a=0.1, seed=3))
     numeric = st.numerical_sup_log_ratio(exact.log_ratio, EXTENT["mog8"], resolution=60)
     assert numeric == pytest.approx(np.log(120 / (120 - deleted.sum())), abs=1e-9)
     assert numeric <= np.log(120 / (120 - deleted.sum())) + 1e-12
 
 
 def test_kde_is_not_uniformly_stable():
-    X, _, _ = setup("mog8", 0.8, N=100, sigma_a=0.1, seed=0)
+    X, _, _ = setup(Protocol("mog8", lam=0.8, N=100, sigma_a=0.1, seed=0))
     u, z = st.outermost_direction(X, np.ones(100, bool))
     exact = ExactKDERatio(bandwidth=0.1).fit(X, np.arange(100) == z)
     ray = st.ray_log_ratio(exact.log_ratio, np.zeros(2), u, [2.0, 3.0, 4.0])
@@ -80,7 +80,7 @@ def test_theorem_5_and_the_one_step_bound():
 
 
 def test_theorem_6_kl_and_cantelli():
-    X, _, exact = setup("mog8", 0.8, N=150, sigma_a=0.1, seed=0)
+    X, _, exact = setup(Protocol("mog8", lam=0.8, N=150, sigma_a=0.1, seed=0))
     es = st.error_stability(exact.pretrained_, 8000, rng=np.random.default_rng(2))
     # Jensen holds for the sample moments themselves, so this is exact, not up to Monte Carlo error
     assert np.all(es.kl <= np.sqrt(es.second_moment) + 1e-15)
@@ -140,7 +140,7 @@ def test_theorem_4_check_fails_when_the_constant_is_too_small(rs_runs):
 
 @pytest.fixture(scope="module")
 def es_checks():
-    X, _, exact = setup("mog8", 0.8, N=120, sigma_a=0.1, seed=0)
+    X, _, exact = setup(Protocol("mog8", lam=0.8, N=120, sigma_a=0.1, seed=0))
     make = lambda test_seed: error_stability_check(exact.pretrained_, 3000, calibration_seed=5, test_seed=test_seed,
                                                    deltas=(0.01, 0.1, 0.5))
     return make(6), make(7)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from gendel.core.dre import ExactKDERatio, KernelClassifierDRE
-from gendel.synthetic.experiments import setup
+from gendel.synthetic.protocol import Protocol, setup
 from gendel.deletion_test.stats import asc, likelihood_ratio
 from gendel.theory import moments as mo
 from gendel.theory.quadrature import binomial_upper, mc_mean, mc_variance
@@ -19,7 +19,7 @@ Z = 4.5
 
 @pytest.fixture(scope="module")
 def mog():
-    X, deleted, exact = setup("mog8", 0.7, N=200, sigma_a=0.1, seed=1)
+    X, deleted, exact = setup(Protocol("mog8", lam=0.7, N=200, sigma_a=0.1, seed=1))
     return X, deleted, exact
 
 

@@ -22,7 +22,7 @@ from collections import defaultdict
 import numpy as np
 
 from gendel.claims.base import NOT_DISTINGUISHABLE, NOT_RESOLVED, Claim, ks_critical, verdict
-from gendel.gan.report import achieved_summary, costs, deleted_mass, ks_summary, label_summary
+from gendel.gan.report import costs, ks_summary, label_summary
 
 #: A difference is resolved when it exceeds this many standard errors (about 95 % two-sided).
 Z = 2.0
@@ -579,9 +579,8 @@ def claims(results):
             claim_fashion_harder(ks), claim_fast(costs(results))]
 
 
-__all__ = ["CASE_HEADER", "OUTCOMES", "Z", "Case", "achieved_summary", "case_rows", "case_verdict", "claims",
-           "outcome_counts", "claim_close_to_retrained",
+__all__ = ["CASE_HEADER", "OUTCOMES", "Z", "Case", "case_rows", "case_verdict", "claims", "outcome_counts", "claim_close_to_retrained",
            "claim_fashion_harder", "claim_fashion_lambda", "claim_fast", "claim_fewer_deleted_labels",
            "claim_lr_better_than_asc", "claim_no_lr_asc_difference", "claim_odd_separates_better",
            "claim_odd_variance_higher", "claim_separation", "claim_smaller_lambda_not_more_separation",
-           "deleted_mass", "training_noise_mass"]
+           "training_noise_mass"]

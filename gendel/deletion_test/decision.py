@@ -349,8 +349,8 @@ class DeletionTest:
         Examples
         --------
         >>> import numpy as np
-        >>> from gendel.synthetic import experiments
-        >>> _, _, exact = experiments.setup("mog8", 0.5, N=100)
+        >>> from gendel.synthetic.protocol import Protocol, setup
+        >>> _, _, exact = setup(Protocol("mog8", lam=0.5, N=100))
         >>> test = DeletionTest(exact.pretrained_, exact, n_null=99, rng=0, n_pilot=200)
         >>> null = test.null_distribution(20)
         >>> null.shape, test.null_distribution(20) is null
@@ -443,8 +443,8 @@ class DeletionTest:
         Examples
         --------
         >>> import numpy as np
-        >>> from gendel.synthetic import experiments
-        >>> _, _, exact = experiments.setup("mog8", 0.5, N=100)
+        >>> from gendel.synthetic.protocol import Protocol, setup
+        >>> _, _, exact = setup(Protocol("mog8", lam=0.5, N=100))
         >>> test = DeletionTest(exact.pretrained_, None, statistic="mmd", n_null=99, rng=0, n_pilot=200)
         >>> Y = exact.pretrained_.sample(30, rng=np.random.default_rng(1))
         >>> test.test(Y).p_value > 0.05
@@ -480,8 +480,8 @@ class DeletionTest:
         Examples
         --------
         >>> import numpy as np
-        >>> from gendel.synthetic import experiments
-        >>> _, _, exact = experiments.setup("mog8", 0.5, N=100)
+        >>> from gendel.synthetic.protocol import Protocol, setup
+        >>> _, _, exact = setup(Protocol("mog8", lam=0.5, N=100))
         >>> test = DeletionTest(exact.pretrained_, exact, n_null=99, rng=0, n_pilot=200)
         >>> test.p_values([-np.inf, np.inf], 20).tolist()   # below and beyond every null statistic
         [1.0, 0.01]
@@ -536,8 +536,8 @@ class DeletionTest:
 
         Examples
         --------
-        >>> from gendel.synthetic import experiments
-        >>> _, _, exact = experiments.setup("mog8", 0.5, N=100)
+        >>> from gendel.synthetic.protocol import Protocol, setup
+        >>> _, _, exact = setup(Protocol("mog8", lam=0.5, N=100))
         >>> test = DeletionTest(exact.pretrained_, exact, n_null=99, rng=0, n_pilot=200)
         >>> one = test.power(exact.retrained_, 50, n_rep=100, rng=1)
         >>> three = test.power(exact.retrained_, 50, n_rep=100, rng=1, n_nulls=3)
