@@ -55,7 +55,7 @@ def cache_dir():
 def result_fingerprint(roots, skip=()):
     """A hash of the code that computes a cached result and of the versions of the libraries it uses.
 
-    The code part is :func:`gendel.fingerprint.cached_code_hash` of ``roots`` (the functions and
+    The code part is ``gendel.fingerprint.cached_code_hash`` of ``roots`` (the functions and
     classes that compute the result; the gendel code they call is followed): it changes when that
     code changes what it computes, not when it moves, is renamed, or gains comments, docstrings
     or checks. numpy, scipy and scikit-learn compute inside it, so their versions count too.

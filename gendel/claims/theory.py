@@ -29,7 +29,7 @@ def theorem(key, text, where, checks, labels=None, *, beside=(), note=""):
     """A theorem, checked in one or several parts: the verdict rule of every theorem of the book.
 
     The parts that count are the checks of the statement **as printed**, one per setting it is
-    checked in (a scale, a learner, each of its inequalities). The verdict is :func:`verdict` over
+    checked in (a scale, a learner, each of its inequalities). The verdict is ``verdict`` over
     them: "holds" when every part holds, "partly" when some do, "does not hold" when none does.
     Checks of *another* statement, such as a corrected bound or a reading of the statement that
     the errata show to be invalid, go to ``beside``: they are listed in the numbers after "not

@@ -284,7 +284,7 @@ class ApproximateDeletion(Estimator):
     def steps(self, m, *, rng, first=None):
         """Run Alg. 1 for ``m`` points batch by batch: yields ``(Y, log_ratio, keep)`` for each batch of
         proposals (``keep`` marks the accepted ones) until ``m`` are accepted, then sets
-        :attr:`acceptance_rate_`, :attr:`n_proposals_`, :attr:`bound_exceeded_` and :attr:`max_log_ratio_`.
+        ``acceptance_rate_``, ``n_proposals_``, ``bound_exceeded_`` and ``max_log_ratio_``.
 
         Parameters
         ----------

@@ -77,7 +77,7 @@ class DCGAN(Estimator):
     epoch_seconds_, epoch_cpu_seconds_ : list of float
         Training time and CPU time up to the end of each epoch.
     hardware_ : list of dict
-        Where the epochs were trained (:func:`gendel.gan.training.hardware`, with the epochs of each
+        Where the epochs were trained (``gendel.gan.training.hardware``, with the epochs of each
         session): a training loaded from its checkpoint keeps the hardware it ran on.
     snapshot_epochs_ : tuple of int
         The epochs after which a copy of the generator was kept (:meth:`at_epoch`).
@@ -180,7 +180,7 @@ class DCGAN(Estimator):
         return self
 
     def at_epoch(self, epoch):
-        """The model as it was after ``epoch`` epochs of its training (one of :attr:`snapshot_epochs_`):
+        """The model as it was after ``epoch`` epochs of its training (one of ``snapshot_epochs_``):
         a fitted copy whose generator has the weights kept then, and whose ``fit_seconds_`` is the
         training time up to then.
 

@@ -59,7 +59,7 @@ def proportions(counts):
 
 
 def tv_distance(p, q):
-    """Total-variation distance (1/2) sum |p - q| between label distributions (last axis).
+    """Total-variation distance ``(1/2) sum |p - q|`` between label distributions (last axis).
 
     Examples
     --------
@@ -363,7 +363,7 @@ def achieved_shift(weights, counts, setting, lam):
     """The share of the exact shift of the deleted mass that Alg. 1's weights achieve on a pool.
 
     ``weights`` and ``counts`` are per-label sums of min(ρ̂_ℰ, B) and per-label counts of a pool
-    (:func:`gendel.gan.experiment.reweighted`). Without weights the pool's deleted mass is δ; the
+    (``gendel.gan.experiment.reweighted``). Without weights the pool's deleted mass is δ; the
     exact data ratio would move it to δ* (the pool re-weighted by λ on the deleted labels); Alg. 1
     with ρ̂_ℰ moves it to δ_w. Returns (δ_w − δ) / (δ* − δ): 1 is the whole shift, 0 none.
 

@@ -124,7 +124,7 @@ class JobResult:
     Attributes
     ----------
     version : int
-        The result format (2; 1 for stored results made before fingerprints, see :data:`LEGACY`).
+        The result format (2; 1 for stored results made before fingerprints, see ``LEGACY``).
     job : Job
     profile : dict
         Every setting of the profile that ran it.
@@ -143,12 +143,12 @@ class JobResult:
         Alg. 1's bound, acceptance rate, proposals, share above B; mean and largest ρ̂_ℰ.
     reweighted : dict
         pool (``train``, ``test``, ``pretrained``) -> ``weights`` and ``counts`` per label
-        (:func:`gendel.gan.experiment.reweighted`), or None.
+        (``gendel.gan.experiment.reweighted``), or None.
     q3 : dict
         ``m``, ``R``, ``statistics`` (key -> ``h0``, ``h1``, ``control``: R values each), ``ks``
         (key -> ``h1``, ``control``).
     curves : dict or None
-        ``retrained``, ``pretrained``, ``vdm``: per kept epoch (:func:`gendel.gan.experiment.curves`).
+        ``retrained``, ``pretrained``, ``vdm``: per kept epoch (``gendel.gan.experiment.curves``).
     timings : dict
         Seconds of each training and sampling; ``alg1_per_accepted``, ``sample_per_image``.
     losses : dict
@@ -203,7 +203,7 @@ class JobResult:
 
     @property
     def fingerprint(self):
-        """The code fingerprint recorded with the result (None for :data:`LEGACY` results)."""
+        """The code fingerprint recorded with the result (None for ``LEGACY`` results)."""
         return self.provenance.get("fingerprint")
 
     @property
@@ -356,7 +356,7 @@ def usable_results_dir(results_dir):
 
 def load_result(path, job=None):
     """The :class:`JobResult` in ``path`` (with its arrays), checked: a file that is not a complete
-    result (of ``job``, when given) raises :class:`DamagedResult` naming the file.
+    result (of ``job``, when given) raises ``DamagedResult`` naming the file.
 
     Examples
     --------
@@ -398,7 +398,7 @@ def _count(value, minimum=1):
 
 
 def _check_sections(result, where):
-    """Raise :class:`DamagedResult` unless the sections of a result of format version 2 hold what
+    """Raise ``DamagedResult`` unless the sections of a result of format version 2 hold what
     their readers rely on: the entries of :data:`_ENTRIES`, and R values of each statistic."""
     for section, entries in _ENTRIES.items():
         record = getattr(result, section)
@@ -423,7 +423,7 @@ def _check_sections(result, where):
 
 
 def _check(result, job, where):
-    """Raise :class:`DamagedResult` unless ``result`` is a complete result (of ``job``)."""
+    """Raise ``DamagedResult`` unless ``result`` is a complete result (of ``job``)."""
     if not isinstance(result.profile, dict) or not _count(result.profile.get("m_labels")):
         raise DamagedResult(f"{where}: its profile has no count m_labels")
     if not isinstance(result.labels, dict):
@@ -498,7 +498,7 @@ def _arrays_checksum(arrays):
 
 def load_results(profile, results_dir=None):
     """The results of a profile's jobs in ``results_dir`` (missing jobs are left out), in job order.
-    A file that is there but damaged raises :class:`DamagedResult`.
+    A file that is there but damaged raises ``DamagedResult``.
 
     Examples
     --------
@@ -513,7 +513,7 @@ def load_results(profile, results_dir=None):
 
 
 def stored_results(profile):
-    """The results of ``profile`` stored with gendel (:func:`stored_results_dir`), in job order.
+    """The results of ``profile`` stored with gendel (``stored_results_dir``), in job order.
 
     Examples
     --------

@@ -77,7 +77,7 @@ def done(path, job):
 def run_job(job, results_dir=None, *, device=None, progress=True, data_root=None, command=None):
     """Run one job, stage by stage, and write its result file; return its :class:`~gendel.gan.results.JobResult`.
 
-    A result file that is already there is returned instead when it is *done* (:func:`done`:
+    A result file that is already there is returned instead when it is *done* (``done``:
     readable, of this job and profile, made by today's code); otherwise it is reported and the
     job runs again.
 
@@ -85,7 +85,7 @@ def run_job(job, results_dir=None, *, device=None, progress=True, data_root=None
     ----------
     job : Job
     results_dir : path, optional
-        Default: :func:`gendel.gan.results.default_results_dir` (the cache, by profile).
+        Default: ``gendel.gan.results.default_results_dir`` (the cache, by profile).
     device : str, optional
         ``"cpu"``, ``"cuda"``; default CUDA when available.
     command : str, optional
@@ -200,7 +200,7 @@ def code_fingerprint():
     Every result file records the fingerprint of the code that made it
     (``result.provenance["fingerprint"]``); a stored result whose fingerprint differs from
     today's was made by other code and is remade by its profile's command
-    (:func:`gendel.gan.results.remake_command`).
+    (:func:`gendel.gan.remake_command`).
 
     Examples
     --------

@@ -223,7 +223,7 @@ class VDMDRE(DensityRatioEstimator):
         return self
 
     def at_epoch(self, epoch):
-        """The DRE as it was after ``epoch`` epochs of its training (one of :attr:`snapshot_epochs_`),
+        """The DRE as it was after ``epoch`` epochs of its training (one of ``snapshot_epochs_``),
         with ``fit_seconds_`` the training time up to then.
 
         Examples

@@ -101,7 +101,7 @@ def rate_table(rates, rows, statistics, *, columns=("data", "λ"), intervals=Fal
 
 
 def rivals_table(rivals, *, setting="m"):
-    """LR against its best rival at each setting (:func:`gendel.claims.deletion_test.best_rivals`).
+    """LR against its best rival at each setting (``gendel.claims.deletion_test.best_rivals``).
 
     "LR not beaten" means the rival's rate is not above LR's by more than the margin,
     1.96 times the standard error of the difference (the null samples' spread included).
@@ -129,7 +129,7 @@ def share_table(shares, header, *, columns=("statistic", "m")):
     Parameters
     ----------
     shares : dict
-        ``(*setting) -> (share, low, high)`` (:func:`gendel.claims.deletion_test.shares`).
+        ``(*setting) -> (share, low, high)`` (``gendel.claims.deletion_test.shares``).
     header : str
         The title of the share column.
 
