@@ -353,6 +353,10 @@ def markdown_text(text):
     return "".join(parts)
 
 
+def _is_nan(value):
+    return isinstance(value, (float, np.floating)) and bool(np.isnan(value))
+
+
 def markdown_table(header, rows, formats=None):
     """A Markdown table of computed values, for ``IPython.display.Markdown`` in a page.
 
@@ -365,7 +369,8 @@ def markdown_table(header, rows, formats=None):
     rows : sequence of sequences
         One sequence of cell values per row, as many as ``header``.
     formats : sequence of str or None, optional
-        A format spec per column (e.g. ``".3f"``); None or ``""`` uses ``str``.
+        A format spec per column (e.g. ``".3f"``); None or ``""`` uses ``str``. A NaN (a number
+        that was not measured) reads as "–".
 
     Returns
     -------
@@ -389,6 +394,6 @@ def markdown_table(header, rows, formats=None):
         row = list(row)
         if len(row) != len(header):
             raise ValueError(f"every row needs {len(header)} cells; got {len(row)}: {row!r}")
-        cells = [markdown_text(format(v, f) if f else str(v)) for v, f in zip(row, formats)]
+        cells = ["–" if _is_nan(v) else markdown_text(format(v, f) if f else str(v)) for v, f in zip(row, formats)]
         lines.append("| " + " | ".join(c.replace("|", "\\|").replace("\n", " ") for c in cells) + " |")
     return "\n".join(lines)

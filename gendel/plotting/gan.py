@@ -120,7 +120,7 @@ def _bars(fig, s, models, *, row, col, showlegend):
                              hovertemplate="%{x}: %{y:.3f}<extra>" + MODEL_NAMES[k] + "</extra>"),
                       row=row, col=col)
     fig.add_trace(go.Scatter(x=list(range(10)), y=s.data_kept, mode="markers", name="X ∖ X′ (the data, exact)",
-                             marker=dict(symbol="line-ew-open", size=22, line=dict(width=3, color="#111111")),
+                             marker=dict(symbol="line-ew-open", size=22, color="#111111", line=dict(width=3, color="#111111")),
                              legendgroup="kept", showlegend=showlegend,
                              hovertemplate="%{x}: %{y:.3f}<extra>X ∖ X′</extra>"), row=row, col=col)
 
@@ -206,7 +206,7 @@ def label_bars_slider_figure(summaries, *, title, subtitle="", models=("pre", "r
                     hovertemplate="%{x}: %{y:.3f}<extra>" + MODEL_NAMES[k] + "</extra>")
     fig.add_scatter(x=list(CLASS_NAMES[first.dataset]), y=summaries[start].data_kept, mode="markers",
                     name="X ∖ X′ (the data, exact)",
-                    marker=dict(symbol="line-ew-open", size=22, line=dict(width=3, color="#111111")))
+                    marker=dict(symbol="line-ew-open", size=22, color="#111111", line=dict(width=3, color="#111111")))
     for c in deleted_labels(first.setting):
         fig.add_vrect(x0=c - 0.5, x1=c + 0.5, fillcolor=COLORS["deleted"], opacity=0.07, line_width=0)
 
@@ -216,11 +216,12 @@ def label_bars_slider_figure(summaries, *, title, subtitle="", models=("pre", "r
         return [{"y": ys, "error_y": errs}, {"title.text": _title(title, subtitle + "<br>" + _panel_title(s))}]
 
     fig.update_layout(
-        barmode="group", height=600, margin=dict(l=60, r=20, t=150, b=40),
+        barmode="group", height=620, margin=dict(l=60, r=20, t=150, b=40),
         title=dict(text=args(summaries[start])[1]["title.text"], font_size=15, x=0, xanchor="left", xref="container",
                    y=1, yanchor="top", yref="container", pad=dict(t=12, l=10)),
-        legend=dict(orientation="h", yanchor="top", y=-0.12, x=0),
-        sliders=[dict(active=start, currentvalue=dict(prefix="λ = "), pad=dict(t=110),
+        # Below the axis title (about 45 px under the plot) and above the slider.
+        legend=dict(orientation="h", yanchor="top", y=-62 / (620 - 150 - 40), x=0),
+        sliders=[dict(active=start, currentvalue=dict(prefix="λ = "), pad=dict(t=120),
                       steps=[dict(method="update", label=f"{s.lam:g}", args=args(s)) for s in summaries])])
     fig.update_xaxes(title_text="label (shaded: the labels X′ was drawn from)")
     fig.update_yaxes(title_text="fraction of samples", rangemode="tozero")
@@ -340,7 +341,7 @@ def ks_lambda_figure(ks, *, title, subtitle=""):
                                          mode="lines+markers", line=dict(color="#8C8C8C", dash="dash"),
                                          name="LR, control (H0 against another p̂)", legendgroup="control",
                                          showlegend=j == 1), row=1, col=j)
-        fig.update_xaxes(title_text="λ (share of each deleted label kept)", tickvals=[0.6, 0.7, 0.8, 0.9],
+        fig.update_xaxes(title_text="λ (share kept)", tickvals=[0.6, 0.7, 0.8, 0.9],
                          range=[0.55, 0.95], row=1, col=j)
     fig.update_yaxes(title_text="KS between the statistic under H0 and H1", range=[0, 1.05], row=1, col=1)
     fig.update_layout(height=460, margin=dict(l=60, r=20, t=150, b=60),
@@ -473,11 +474,12 @@ def bound_slider_figure(results, bounds=(1.0, 1.05, 1.1, 1.2, 1.3, 1.5, 2.0, 3.0
         return _title(title, f"{sub}<br>B = {bounds[i]:g}: acceptance rate {steps[i][1]:.1%}")
 
     fig.update_layout(
-        barmode="group", height=560, margin=dict(l=60, r=20, t=130, b=40),
+        barmode="group", height=580, margin=dict(l=60, r=20, t=130, b=40),
         title=dict(text=label(start), font_size=15, x=0, xanchor="left", xref="container", y=1, yanchor="top",
                    yref="container", pad=dict(t=12, l=10)),
-        legend=dict(orientation="h", yanchor="top", y=-0.12, x=0),
-        sliders=[dict(active=start, currentvalue=dict(prefix="bound B = "), pad=dict(t=110),
+        # Below the axis title (about 45 px under the plot) and above the slider.
+        legend=dict(orientation="h", yanchor="top", y=-62 / (580 - 130 - 40), x=0),
+        sliders=[dict(active=start, currentvalue=dict(prefix="bound B = "), pad=dict(t=120),
                       steps=[dict(method="update", label=f"{b:g}",
                                   args=[{"y": [pre, re, steps[i][0]]}, {"title.text": label(i)}])
                              for i, b in enumerate(bounds)])])
