@@ -103,8 +103,8 @@ WIDER_THAN_SCREEN_JS = """async () => {
   return {viewport: vw, wide: out};
 }"""
 
-# Pairs of parts of a figure that overlap: the title, each legend, slider, menu and colour bar, and
-# the plot area of each panel (a panel's plot area may hold its own legend or annotations; two
+# Pairs of parts of a figure that overlap: the title, each legend, slider, menu and colour bar, the
+# axis titles, and the plot area of each panel (a panel's plot area may hold its own legend or annotations; two
 # parts of the frame around the panels may not cover each other or a panel).
 FIGURE_OVERLAP_JS = """() => {
   const out = [];
@@ -124,6 +124,9 @@ FIGURE_OVERLAP_JS = """() => {
     gd.querySelectorAll('g.updatemenu-container').forEach(el => add('menu', el));
     gd.querySelectorAll('g.colorbar').forEach(el => add('colour bar', el));
     gd.querySelectorAll('g.draglayer rect.nsewdrag').forEach(el => add('panel', el));
+    gd.querySelectorAll('g.infolayer g[class^="g-"][class$="title"] text').forEach(el => {
+      if (/^g-[xy]\d*title$/.test(el.parentNode.getAttribute('class') || '')) add('axis title', el);
+    });
     const cut = (a, b) => Math.max(0, Math.min(a.right, b.right) - Math.max(a.left, b.left))
                         * Math.max(0, Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top));
     const title = String((gd.layout.title && (gd.layout.title.text || gd.layout.title)) || gd.id)
@@ -132,6 +135,8 @@ FIGURE_OVERLAP_JS = """() => {
       const a = boxes[i], b = boxes[j];
       if (a.kind === 'panel' && b.kind === 'panel') continue;   // panels sharing a frame (insets) are a design
       if ((a.kind === 'legend' || b.kind === 'legend') && (a.kind === 'panel' || b.kind === 'panel')) continue;
+      if (a.kind === 'axis title' && b.kind === 'axis title') continue;   // x and y titles of one corner
+      if ((a.kind === 'axis title' || b.kind === 'axis title') && (a.kind === 'panel' || b.kind === 'panel')) continue;
       if (cut(a.r, b.r) > 4) out.push({figure: title, parts: a.kind + ' and ' + b.kind});
     }
   });

@@ -25,6 +25,7 @@
   var GAP = 14;            // px between a panel's lowest label and the next panel's highest one
   var TOL = 0.005;         // paper units: how far outside a panel an element still counts as on its edge
   var LIFT = 10;           // px: the most an annotation stays above its panel once the panels are stacked
+  var TITLE_TOP = 6;       // px: the least distance from a pinned title to the top of its figure
 
   function axisName(id) { return id.charAt(0) + "axis" + id.slice(1); }  // "x2" -> "xaxis2"
 
@@ -448,8 +449,8 @@
     gd._gendelWrap = w;
     gd._gendelWrapping = true;
     var apply = function (extra) {
-      L["margin.t"] = w.t + extra; L.height = w.height + extra;
-      if (w.titleTop !== undefined) { L["title.y"] = 1 - w.titleTop / (w.height + extra); }
+      L["margin.t"] = w.t + extra; L.height = w.height + extra + (w.down || 0);
+      if (w.titleTop !== undefined) { L["title.y"] = Math.min(1, 1 - (w.titleTop - w.titleOff) / (w.height + extra)); }
       Object.keys(w.legends).forEach(function (key) {
         L[key + ".y"] = 1 - ((1 - w.legends[key]) * w.height + extra) / (w.height + extra);
       });
@@ -458,33 +459,91 @@
     };
     var first = (plan || w.added) ? apply(added) : Promise.resolve();
     return first.then(function () {
-      // a legend above the plot that reaches up into the title (a legend of several rows on a
-      // narrow screen): the plot, and the legend with it, move down
+      // a legend above the plot, or a panel, that reaches up into the title (a legend of several
+      // rows on a narrow screen, a title of several lines): the plot, and the legend with it, move down
       var title = box(gd, gd.querySelector("g.g-gtitle"));
       if (!title) { return null; }
-      var push = 0;
+      // a title drawn partly above the figure (plotly centres a title of many lines in the top
+      // margin) is pinned TITLE_TOP px from the top: it moves down by `lower`
+      var top = w.titleTop !== undefined ? w.titleTop : Math.max(title.t, TITLE_TOP);
+      var lower = top - title.t, bottom = title.b + lower, push = 0;
+      // what must stay under the title: legends, the panels' plot areas and their titles
+      var under = [];
       Array.prototype.forEach.call(gd.querySelectorAll("g.infolayer > g"), function (el) {
-        if (!/^legend\d*$/.test(el.getAttribute("class") || "")) { return; }
-        var lg = box(gd, el.querySelector("rect.bg") || el);
-        if (lg && lg.l < title.r && lg.r > title.l && lg.t < title.b + 4 && lg.b > title.t) { push = Math.max(push, title.b + 4 - lg.t); }
+        if (/^legend\d*$/.test(el.getAttribute("class") || "")) { under.push(el.querySelector("rect.bg") || el); }
+      });
+      Array.prototype.push.apply(under, gd.querySelectorAll("g.draglayer rect.nsewdrag, g.annotation"));
+      under.forEach(function (el) {
+        var b = box(gd, el);
+        if (b && b.l < title.r && b.r > title.l && b.t < bottom + 4 && b.b > top) { push = Math.max(push, bottom + 4 - b.t); }
       });
       if (!(push > 0)) { return null; }
       var extra = added + Math.ceil(push);
       // the title stays where it is (plotly centres an unpinned title in the top margin)
       w.pinned = w.pinned || {"title.y": copy(get(lay, "title.y")), "title.yanchor": copy(get(lay, "title.yanchor")),
                               "title.yref": copy(get(lay, "title.yref"))};
-      if (w.titleTop === undefined) { w.titleTop = title.t; }
+      if (w.titleTop === undefined) {
+        w.titleTop = top;
+        // plotly draws a title of several lines higher than its anchor says: where the anchor of
+        // a title at the top of the container is, against where its text begins
+        var fl0 = gd._fullLayout, t0 = fl0.title || {};
+        var anchor = (t0.yref === "container" && typeof t0.y === "number" && t0.yanchor === "top")
+          ? (1 - t0.y) * fl0.height : title.t;
+        w.titleOff = title.t - anchor;
+      }
       L["title.yanchor"] = "top"; L["title.yref"] = "container";
       return apply(extra);
+    }).then(function () {
+      return lowerLegends(gd, w);
     }).then(function () { gd._gendelWrapping = false; });
+  }
+
+  // A legend under the plot that an x axis's title reaches into (a legend of several rows on a
+  // narrow screen) moves down by the overlap, and the figure grows by as much at the bottom.
+  function lowerLegends(gd, w, round) {
+    var fl = gd._fullLayout, keys = [], down = 0;
+    round = round || 0;
+    var titles = Array.prototype.filter.call(gd.querySelectorAll("g.infolayer g text"), function (t) {
+      return /^g-x\d*title$/.test(t.parentNode.getAttribute("class") || "");
+    });
+    Array.prototype.forEach.call(gd.querySelectorAll("g.infolayer > g"), function (el) {
+      var key = el.getAttribute("class") || "";
+      if (!/^legend\d*$/.test(key) || !fl[key] || fl[key].yref === "container" || !(fl[key].y < 0)) { return; }
+      var lg = box(gd, el.querySelector("rect.bg") || el);
+      if (!lg) { return; }
+      titles.forEach(function (t) {
+        var b = box(gd, t);
+        if (b && b.l < lg.r && b.r > lg.l && b.b + 4 > lg.t && b.t < lg.b) {
+          down = Math.max(down, b.b + 4 - lg.t);
+          if (keys.indexOf(key) < 0) { keys.push(key); }
+        }
+      });
+    });
+    if (!(down > 0) || round > 3) { return null; }
+    down = Math.ceil(down);
+    w.below = w.below || {"margin.b": copy(get(gd.layout, "margin.b")), legends: {}};
+    var plotH = (fl._size && fl._size.h) || (fl.height - fl.margin.t - fl.margin.b);
+    var L = {"margin.b": fl.margin.b + down, height: fl.height + down};
+    keys.forEach(function (key) {
+      if (!(key in w.below.legends)) { w.below.legends[key] = fl[key].y; }
+      L[key + ".y"] = fl[key].y - down / plotH;
+    });
+    w.down = (w.down || 0) + down;
+    w.added = w.added || 0;
+    // plotly may widen its margins for the legend (autoexpand): measure again
+    return relayout(gd, L).then(function () { return lowerLegends(gd, w, round + 1); });
   }
 
   function unwrap(gd) {
     var w = gd._gendelWrap;
     gd._gendelWrap = null;
-    if (!w || !w.added) { return Promise.resolve(); }
+    if (!w || !(w.added || w.down)) { return Promise.resolve(); }
     var L = {"title.text": w.raw, "margin.t": w.top, height: w.height};
     Object.keys(w.legends).forEach(function (key) { L[key + ".y"] = w.legends[key]; });
+    if (w.below) {
+      L["margin.b"] = w.below["margin.b"];
+      Object.keys(w.below.legends).forEach(function (key) { L[key + ".y"] = w.below.legends[key]; });
+    }
     Object.keys(w.pinned || {}).forEach(function (key) { L[key] = w.pinned[key]; });
     gd._gendelWrapping = true;
     return relayout(gd, L).then(function () { gd._gendelWrapping = false; });

@@ -22,6 +22,7 @@ from collections import defaultdict
 import numpy as np
 
 from gendel.claims.base import NOT_DISTINGUISHABLE, NOT_RESOLVED, Claim, ks_critical, verdict
+from gendel.deletion_test.stats import STATISTICS
 from gendel.gan.report import costs, ks_summary, label_summary
 
 #: A difference is resolved when it exceeds this many standard errors (about 95 % two-sided).
@@ -413,7 +414,7 @@ def claim_lr_better_than_asc(ks):
         worst = min(diffs, key=lambda t: t[0] - t[1])
         outcome = ("passes" if all(d > n for d, n, _ in diffs) else
                    "fails" if any(d < -n for d, n, _ in diffs) else "within noise")
-        text = f"KS(LR) {k_lr.mean:.2f}; " + ", ".join(f"LR − {s} {_signed(d, 2)} ± {n:.2f}" for d, n, s in diffs)
+        text = f"KS(LR) {k_lr.mean:.2f}; " + ", ".join(f"LR − {STATISTICS[s].label} {_signed(d, 2)} ± {n:.2f}" for d, n, s in diffs)
         cases.append(Case(label, worst[0], worst[1], None, outcome, text))
     return _claim("lr_better_than_asc", "App. E.2", "LR separates slightly better than ASC (MNIST)", cases)
 
@@ -435,7 +436,7 @@ def claim_no_lr_asc_difference(ks):
     for label, diffs, k_lr in _lr_minus_asc(ks, "fashion-mnist"):
         resolved = [abs(d) > n for d, n, _ in diffs]
         biggest = max(diffs, key=lambda t: abs(t[0]) - t[1])
-        text = f"KS(LR) {k_lr.mean:.2f}; " + ", ".join(f"LR − {s} {_signed(d, 2)} ± {n:.2f}" for d, n, s in diffs)
+        text = f"KS(LR) {k_lr.mean:.2f}; " + ", ".join(f"LR − {STATISTICS[s].label} {_signed(d, 2)} ± {n:.2f}" for d, n, s in diffs)
         cases.append(Case(label, biggest[0], biggest[1], None, "fails" if any(resolved) else "passes", text))
     return _claim("no_lr_asc_difference", "App. E.3", "no significant difference between LR and ASC (Fashion-MNIST)",
                   cases)

@@ -216,12 +216,12 @@ def label_bars_slider_figure(summaries, *, title, subtitle="", models=("pre", "r
         return [{"y": ys, "error_y": errs}, {"title.text": _title(title, subtitle + "<br>" + _panel_title(s))}]
 
     fig.update_layout(
-        barmode="group", height=620, margin=dict(l=60, r=20, t=150, b=40),
+        barmode="group", height=640, margin=dict(l=60, r=20, t=180, b=40),
         title=dict(text=args(summaries[start])[1]["title.text"], font_size=15, x=0, xanchor="left", xref="container",
                    y=1, yanchor="top", yref="container", pad=dict(t=12, l=10)),
-        # Below the axis title (about 45 px under the plot) and above the slider.
-        legend=dict(orientation="h", yanchor="top", y=-62 / (620 - 150 - 40), x=0),
-        sliders=[dict(active=start, currentvalue=dict(prefix="λ = "), pad=dict(t=120),
+        # Just above the plot, under the title (the slider and the axis title are below the plot).
+        legend=dict(orientation="h", yanchor="bottom", y=1 + 8 / (640 - 180 - 40), x=0),
+        sliders=[dict(active=start, currentvalue=dict(prefix="λ = "), pad=dict(t=70),
                       steps=[dict(method="update", label=f"{s.lam:g}", args=args(s)) for s in summaries])])
     fig.update_xaxes(title_text="label (shaded: the labels X′ was drawn from)")
     fig.update_yaxes(title_text="fraction of samples", rangemode="tozero")
@@ -383,7 +383,7 @@ def achieved_figure(achieved, *, title, subtitle=""):
         fig.add_trace(go.Scatter(x=epochs, y=[float(np.mean(a.gan_by_epoch[e])) for e in epochs], mode="lines+markers",
                                  line=dict(color=colour), name=name, legendgroup=name, showlegend=False,
                                  hovertemplate="epoch %{x}: %{y:.0%}<extra>" + name + "</extra>"), row=1, col=2)
-    fig.update_yaxes(title_text="share of the exact shift achieved", tickformat=".0%", row=1, col=1)
+    fig.update_yaxes(title_text="share achieved", tickformat=".0%", row=1, col=1)
     fig.update_yaxes(tickformat=".0%", row=1, col=2)
     fig.update_xaxes(title_text="epoch of the pre-trained GAN's training", row=1, col=2)
     fig.update_layout(barmode="group", height=480, margin=dict(l=70, r=20, t=140, b=60),
@@ -474,12 +474,12 @@ def bound_slider_figure(results, bounds=(1.0, 1.05, 1.1, 1.2, 1.3, 1.5, 2.0, 3.0
         return _title(title, f"{sub}<br>B = {bounds[i]:g}: acceptance rate {steps[i][1]:.1%}")
 
     fig.update_layout(
-        barmode="group", height=580, margin=dict(l=60, r=20, t=130, b=40),
+        barmode="group", height=600, margin=dict(l=60, r=20, t=160, b=40),
         title=dict(text=label(start), font_size=15, x=0, xanchor="left", xref="container", y=1, yanchor="top",
                    yref="container", pad=dict(t=12, l=10)),
-        # Below the axis title (about 45 px under the plot) and above the slider.
-        legend=dict(orientation="h", yanchor="top", y=-62 / (580 - 130 - 40), x=0),
-        sliders=[dict(active=start, currentvalue=dict(prefix="bound B = "), pad=dict(t=120),
+        # Just above the plot, under the title (the slider and the axis title are below the plot).
+        legend=dict(orientation="h", yanchor="bottom", y=1 + 8 / (600 - 160 - 40), x=0),
+        sliders=[dict(active=start, currentvalue=dict(prefix="bound B = "), pad=dict(t=70),
                       steps=[dict(method="update", label=f"{b:g}",
                                   args=[{"y": [pre, re, steps[i][0]]}, {"title.text": label(i)}])
                              for i, b in enumerate(bounds)])])
