@@ -125,7 +125,7 @@ FIGURE_OVERLAP_JS = """() => {
     gd.querySelectorAll('g.colorbar').forEach(el => add('colour bar', el));
     gd.querySelectorAll('g.draglayer rect.nsewdrag').forEach(el => add('panel', el));
     gd.querySelectorAll('g.infolayer g[class^="g-"][class$="title"] text').forEach(el => {
-      if (/^g-[xy]\d*title$/.test(el.parentNode.getAttribute('class') || '')) add('axis title', el);
+      if (/^g-[xy]\\d*title$/.test(el.parentNode.getAttribute('class') || '')) add('axis title', el);
     });
     const cut = (a, b) => Math.max(0, Math.min(a.right, b.right) - Math.max(a.left, b.left))
                         * Math.max(0, Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top));
