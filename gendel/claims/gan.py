@@ -587,7 +587,7 @@ def claim_fast(cost_list, summaries=None):
             noise = Z * _se(gain, s.sampling("pre")[1]) if len(gain) else float("nan")
             if len(gain) and not gain.mean() > noise:
                 outcome = "within noise"
-                text += (f"; doing nothing is as good: the pre-trained model's TV is "
+                text += (f"; doing nothing is as good or better: the pre-trained model's TV is "
                          f"{np.mean([pre[c.seed] for c in cs if c.seed in pre]):.3f} against fast deletion's "
                          f"{np.mean([c.fast_tv for c in cs]):.3f} (difference {_signed(gain.mean())} ± {noise:.3f})")
             elif len(gain):
