@@ -732,3 +732,37 @@ def test_q3_kbc_knn_counts_a_gap_of_exactly_the_tolerance_as_within():
     assert c.verdict == "holds" and "within 0.1 at 1/1" in c.numbers
     c = q3_kbc_knn({"mog8": {"lr": [[0.81, 0.81]]}}, knn, lambdas=(0.8,), knn_lambdas=(0.8,))
     assert c.verdict == "does not hold"
+
+
+def _fast_inputs(pre_tv, fast_tv):
+    """Costs where re-training never reaches fast deletion's TV, and label summaries whose
+    pre-trained model has TV ``pre_tv`` to X \\ X' (three seeds, m = 5000)."""
+    import numpy as np
+
+    from gendel.gan.report import Cost, LabelSummary
+
+    kept = np.full(10, 0.1)
+    pre = kept + pre_tv * np.array([1, -1] * 5) / 5        # TV(pre, kept) = pre_tv
+    d = {k: np.array([pre] * 3) for k in ("pre", "re", "approx")}
+    summary = LabelSummary("mnist", "even", 0.7, (0, 1, 2), 5000, d, kept, kept)
+    costs = [Cost("mnist", "even", 0.7, seed, "cpu", 5000, np.array([[10.0, 0.5], [20.0, 0.4]]),
+                  np.array([[1.0, fast_tv], [2.0, fast_tv]]), 0.5) for seed in (0, 1, 2)]
+    return costs, [summary]
+
+
+def test_fast_deletion_no_better_than_doing_nothing_is_within_noise():
+    from gendel.claims.gan import DOING_NOTHING, claim_fast
+
+    costs, summaries = _fast_inputs(pre_tv=0.20, fast_tv=0.20)
+    assert claim_fast(costs).verdict == "holds"                     # re-training never reaches 0.20
+    judged = claim_fast(costs, summaries)
+    assert judged.details["cases"][0].outcome == "within noise"
+    assert DOING_NOTHING in judged.details["cases"][0].text
+
+
+def test_fast_deletion_better_than_doing_nothing_keeps_its_outcome():
+    from gendel.claims.gan import DOING_NOTHING, claim_fast
+
+    costs, summaries = _fast_inputs(pre_tv=0.30, fast_tv=0.20)
+    case = claim_fast(costs, summaries).details["cases"][0]
+    assert case.outcome == "passes" and DOING_NOTHING not in case.text
