@@ -228,18 +228,56 @@ def _alive(pid):
     return True
 
 
+#: The array of a cache entry that holds the SHA-256 of the others (:func:`save_npz`).
+CHECKSUM_ARRAY = "__checksum__"
+
+
+def arrays_digest(arrays):
+    """SHA-256 (hex) of named arrays: names, dtypes, shapes and bytes, in name order.
+
+    Examples
+    --------
+    >>> a = {"x": np.arange(3)}
+    >>> arrays_digest(a) == arrays_digest({"x": np.arange(3)}), arrays_digest(a) == arrays_digest({"x": np.arange(4)})
+    (True, False)
+    """
+    h = hashlib.sha256()
+    for name in sorted(arrays):
+        a = np.ascontiguousarray(arrays[name])
+        h.update(f"{name}|{a.dtype.str}|{a.shape}|".encode())
+        h.update(a.tobytes())
+    return h.hexdigest()
+
+
+def save_npz(path, **arrays):
+    """Write a cache entry atomically, with the checksum of its arrays (:func:`load_npz` checks it).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     save_npz(Path(tmp) / "e.npz", x=np.zeros(3))
+    ...     sorted(np.load(Path(tmp) / "e.npz").files)
+    ['__checksum__', 'x']
+    """
+    digest = np.frombuffer(bytes.fromhex(arrays_digest(arrays)), dtype=np.uint8)
+    atomic_write(path, lambda f: np.savez(f, **arrays, **{CHECKSUM_ARRAY: digest}))
+
+
 def load_npz(path, expected):
     """The arrays of a cached ``.npz`` entry, or None when it is missing or damaged.
 
     ``expected`` maps each array name to its shape (None: any); each must be there, numeric, of
-    that shape. A file failing this is removed with a :class:`CacheWarning` naming it.
+    that shape, and the entry's checksum (written by :func:`save_npz`) must match its arrays: an
+    entry edited since, or written without one, is damaged. A damaged file is removed with a
+    :class:`CacheWarning` naming it.
 
     Examples
     --------
     >>> import tempfile, warnings
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     p = Path(tmp) / "e.npz"
-    ...     atomic_write(p, lambda f: np.savez(f, x=np.zeros(3)))
+    ...     save_npz(p, x=np.zeros(3))
     ...     ok = load_npz(p, {"x": (3,)})
     ...     with warnings.catch_warnings(record=True):
     ...         warnings.simplefilter("always")
@@ -253,7 +291,11 @@ def load_npz(path, expected):
             missing = sorted(set(expected) - set(f.files))
             if missing:
                 raise KeyError(f"no array {', '.join(missing)}")
-            arrays = {name: f[name] for name in expected}
+            stored = {name: f[name] for name in f.files}
+        recorded = stored.pop(CHECKSUM_ARRAY, None)
+        if recorded is None or recorded.tobytes().hex() != arrays_digest(stored):
+            raise ValueError("its checksum does not match its arrays (edited, or written without one)")
+        arrays = {name: stored[name] for name in expected}
         for name, shape in expected.items():
             a = arrays[name]
             if a.dtype.kind not in "biuf":

@@ -8,7 +8,12 @@ that the hash changes when the computation can change and not otherwise:
 
 - docstrings, comments, blank lines and imports do not count;
 - statements that only check (``raise``, ``assert``, ``warnings.warn(...)``, a call of an input
-  check of :mod:`gendel._validation`, an ``if`` left with nothing else to do) do not count;
+  check of :mod:`gendel._validation` or of bookkeeping whose value is not used, an ``if`` left with
+  nothing else to do) do not count;
+- the input checks of :mod:`gendel._validation` whose value *is* used (``rng = check_rng(rng)``,
+  ``mask = check_deletion(mask, n)``) are followed like any other function: what they return
+  computes (a seed turned into a generator, a mask into booleans), and a change there changes the
+  hash; their ``raise`` statements, as everywhere, do not count;
 - a name is replaced by what it stands for: a gendel function or class by its own hash (so a
   function can move to another module or be renamed and its callers' hashes stay the same), a
   module-level constant or table of settings by its value (without the fields of a dataclass
@@ -16,9 +21,9 @@ that the hash changes when the computation can change and not otherwise:
   library's name (``np.exp`` and ``numpy.exp`` are one thing);
 - the name of each root and of each object followed does not count, nor the order of the roots.
 
-Objects listed as *bookkeeping* (cache keys, checkpoint files, progress bars, input checks, and
-the modules :data:`BOOKKEEPING_MODULES`) are not followed: they decide whether a result can be
-reused, not what it is.
+Objects listed as *bookkeeping* (cache keys, checkpoint files, progress bars, and the modules
+:data:`BOOKKEEPING_MODULES`) are not followed: they decide whether a result can be reused, not
+what it is.
 """
 
 from __future__ import annotations
@@ -32,8 +37,9 @@ import inspect
 import textwrap
 import types
 
-#: Modules whose code never changes a number: input checks, progress bars, cache files, this module.
-BOOKKEEPING_MODULES = ("gendel._validation", "gendel._progress", "gendel.cache", "gendel.fingerprint")
+#: Modules whose code never changes a number: progress bars, cache files, this module. (The input
+#: checks of ``gendel._validation`` are not among them: what a check returns can compute.)
+BOOKKEEPING_MODULES = ("gendel._progress", "gendel.cache", "gendel.fingerprint")
 
 #: Methods that never compute a result: scikit-learn's parameter plumbing, reprs, error messages,
 #: the configuration that names a checkpoint.
@@ -292,7 +298,10 @@ class _Normaliser(ast.NodeTransformer):
 
         if target is warnings.warn:
             return True
-        return self.hasher.ours(target) and (getattr(target, "__module__", "") == "gendel._validation")
+        if not self.hasher.ours(target):
+            return False
+        # a statement call of an input check, or of bookkeeping (its value, if any, is not used)
+        return getattr(target, "__module__", "") == "gendel._validation" or self.hasher.bookkeeping(target)
 
     # -- names --------------------------------------------------------------------------------
     def _replacement(self, node):

@@ -4,6 +4,7 @@
     python -m gendel.gan run --profile quick mnist-even-0.7-seed0
     python -m gendel.gan grid --profile quick --store --parallel 2
     python -m gendel.gan grid --profile paper --executor slurm --partition gpu --gpus 1
+    python -m gendel.gan seal --profile quick --store --made-at d3b2ce1
 
 ``grid`` runs every job of a profile that is not done (see :func:`gendel.gan.results.done`):
 first the models that jobs share (the pre-trained GANs of each data set and seed, the label
@@ -143,12 +144,23 @@ def _job_from_args(args):
 
 
 def _results_folder(args):
-    from gendel.gan.results import STORED_RESULTS, default_results_dir, usable_results_dir
+    """The results folder the arguments name (not checked: see :func:`_check_writable`)."""
+    from gendel.gan.results import STORED_RESULTS, default_results_dir
 
     if args.store and args.results:
         raise UsageError("give --store (the results stored with gendel) or --results FOLDER, not both")
     results = STORED_RESULTS / J.get_profile(args.profile).name if args.store else \
         Path(args.results) if args.results else default_results_dir(args.profile)
+    if results.exists() and not results.is_dir():
+        raise UsageError(f"the results folder {results} is a file; give a folder (or leave --results out for the "
+                         "default)")
+    return results
+
+
+def _check_writable(args, results):
+    """Refuse a results folder that cannot be written (only when there is a job to run)."""
+    from gendel.gan.results import usable_results_dir
+
     try:
         with warnings.catch_warnings():  # its warning becomes the one line below
             warnings.simplefilter("ignore")
@@ -159,7 +171,6 @@ def _results_folder(args):
         where = "" if args.results or args.store else \
             " or set GENDEL_CACHE_DIR to a writable folder (the default results folder is under it)"
         raise UsageError(f"cannot write result files to {results}; give a writable folder with --results{where}")
-    return results
 
 
 def build_parser():
@@ -167,7 +178,9 @@ def build_parser():
                                      epilog="See the module text (python -m pydoc gendel.gan.__main__) for the details.")
     sub = parser.add_subparsers(dest="command", required=True)
     texts = {"list": "print the jobs of a profile, one per line", "run": "run one job",
-             "grid": "run every job of a profile that is not done: N processes on this machine, or SLURM"}
+             "grid": "run every job of a profile that is not done: N processes on this machine, or SLURM",
+             "seal": "give result files made before results carried checksums a checksum and today's "
+                     "fingerprint, once it is shown that the commit that made them computes what today's code does"}
     for name, text in texts.items():
         p = sub.add_parser(name, help=text, description=text)
         p.add_argument("--profile", required=True, choices=sorted(J.PROFILES))
@@ -176,6 +189,9 @@ def build_parser():
         p.add_argument("--results", help="folder of the result files (default: $GENDEL_CACHE_DIR/gan/<profile>-<hash>)")
         p.add_argument("--store", action="store_true",
                        help="write into the results stored with gendel (gendel/gan/results/<profile>/), read by the book")
+        if name == "seal":
+            p.add_argument("--made-at", required=True, help="the git commit whose code made the results")
+            continue
         p.add_argument("--device", type=_device, help="cpu, cuda or cuda:N (default: cuda when available)")
         if name == "run":
             p.add_argument("job", nargs="?", help="a job name as printed by `list`")
@@ -212,7 +228,7 @@ def main(argv=None):
         command = "python -m gendel.gan " + " ".join(shlex.quote(a) for a in argv)
         if args.command == "grid":
             _check_executor(args)
-        if args.command == "run" or args.executor == "local":
+        if args.command == "run" or getattr(args, "executor", None) == "local":
             _check_device_here(args.device, args.command)
         results = _results_folder(args)
         if args.command == "run":
@@ -220,16 +236,28 @@ def main(argv=None):
             from gendel.gan.run import done
 
             job = _job_from_args(args)
-            with warnings.catch_warnings():  # run_job reports a damaged result itself
+            path = result_path(job, results)
+            with warnings.catch_warnings():  # run_job reports a damaged or outdated result itself
                 warnings.simplefilter("ignore")
-                finished = done(result_path(job, results), job) is not None
-            if not finished:
-                _check_data([job.dataset])
+                finished = done(path, job)
+            if finished is not None:
+                made = finished.provenance
+                print(f"{job.name}: done already, {path} (made {made.get('created', 'earlier')} in "
+                      f"{made['seconds']['job']:.1f} s)")
+                return 0
+            _check_writable(args, results)
+            _check_data([job.dataset])
             result = run_job(job, results, device=args.device, command=command)
-            print(f"{job.name}: {result_path(job, results)} ({result.provenance['seconds']['job']:.1f} s)")
+            print(f"{job.name}: {path} ({result.provenance['seconds']['job']:.1f} s)")
+            return 0
+        if args.command == "seal":
+            from gendel.gan.seal import seal
+
+            seal(results, made_at=args.made_at, command=command)
             return 0
         todo = grid.todo(args.profile, results)
         if todo:
+            _check_writable(args, results)
             _check_data(J.get_profile(args.profile).datasets)
         print(f"{len(J.jobs(args.profile)) - len(todo)} job(s) done, {len(todo)} to run; results in {results}")
         if not todo:

@@ -8,8 +8,10 @@ the module-level functions here (a worker process imports them by name).
 from __future__ import annotations
 
 import os
+import re
 import sys
 import time
+import warnings
 from pathlib import Path
 
 from gendel.gan import experiment as J
@@ -52,7 +54,9 @@ def _shared_task(task, profile, device):
 def _job_task(job, results, device, command):
     """What a grid worker runs for a job (module-level, so that it pickles)."""
     t0 = time.perf_counter()
-    run_job(job, results, device=device, progress=False, command=command)
+    with warnings.catch_warnings():  # the grid has reported a result that is not done; once is enough
+        warnings.filterwarnings("ignore", message=f".*; running the job {re.escape(job.name)} again")
+        run_job(job, results, device=device, progress=False, command=command)
     return job.name, time.perf_counter() - t0
 
 

@@ -354,9 +354,42 @@ def usable_results_dir(results_dir):
     return usable_cache_dir(folder) is not None
 
 
+def _read_record(path, where):
+    """The JSON part of a result file as a dict, or ``DamagedResult``."""
+    try:
+        d = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise
+    except RecursionError:
+        raise DamagedResult(f"{where} is nested too deeply to be a result; delete it and run the job again") from None
+    except (OSError, UnicodeDecodeError, ValueError) as exc:  # json.JSONDecodeError is a ValueError
+        raise DamagedResult(f"{where} cannot be read ({type(exc).__name__}: {exc}): it is truncated or not a result; "
+                            "delete it and run the job again") from exc
+    if not isinstance(d, dict):
+        raise DamagedResult(f"{where} holds a {type(d).__name__}, not a result")
+    return d
+
+
+def _read_arrays(path, where):
+    npz = path.with_suffix(".npz")
+    try:
+        with open(npz, "rb") as handle, np.load(handle, allow_pickle=False) as f:
+            return {k: f[k] for k in f.files}
+    except FileNotFoundError as exc:
+        raise DamagedResult(f"{where} has no arrays file {npz.name} beside it") from exc
+    except Exception as exc:  # noqa: BLE001 - a torn zip, a foreign file
+        raise DamagedResult(f"the arrays file {npz} cannot be read ({type(exc).__name__}: {exc})") from exc
+
+
 def load_result(path, job=None):
-    """The :class:`JobResult` in ``path`` (with its arrays), checked: a file that is not a complete
-    result (of ``job``, when given) raises ``DamagedResult`` naming the file.
+    """The :class:`JobResult` in ``path`` (with its arrays), checked: a file that is not a complete,
+    unchanged result (of ``job``, when given) raises ``DamagedResult`` naming the file.
+
+    Checked, in this order: the file and its arrays can be read; the checksum recorded with them
+    matches their content (:func:`gendel.gan.schema.checksum_problem`: an edited number, another
+    job's arrays); the content passes the declared schema (:mod:`gendel.gan.schema`: types,
+    ranges, sums, the job consistent with its profile and deletion set); the file is named after
+    its job; and, with ``job``, it is that job's result, of that profile's settings.
 
     Examples
     --------
@@ -366,29 +399,24 @@ def load_result(path, job=None):
     >>> result.name, result.arrays["grid_pre"].shape
     ('mnist-even-0.7-seed0', (32, 28, 28))
     """
+    from gendel.gan.schema import checksum_problem, validate
+
     path = Path(path)
     where = f"the result file {path}"
-    try:
-        d = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise DamagedResult(f"{where} cannot be read ({type(exc).__name__}: {exc}): it is truncated or not a result; "
-                            "delete it and run the job again") from exc
-    if not isinstance(d, dict):
-        raise DamagedResult(f"{where} holds a {type(d).__name__}, not a result")
-    npz = path.with_suffix(".npz")
-    try:
-        with open(npz, "rb") as handle, np.load(handle, allow_pickle=False) as f:
-            arrays = {k: f[k] for k in f.files}
-    except FileNotFoundError as exc:
-        raise DamagedResult(f"{where} has no arrays file {npz.name} beside it") from exc
-    except Exception as exc:  # noqa: BLE001 - a torn zip, a foreign file
-        raise DamagedResult(f"the arrays file {npz} cannot be read ({type(exc).__name__}: {exc})") from exc
-    if "arrays_checksum" in d and d["arrays_checksum"] != _arrays_checksum(arrays):  # older files lack it
-        raise DamagedResult(f"{where}: its arrays file {npz.name} is not the one written with it (another job's "
-                            "or another run's arrays)")
+    d = _read_record(path, where)
+    arrays = _read_arrays(path, where)
+    problem = checksum_problem(d, arrays)
+    if problem is not None:
+        raise DamagedResult(f"{where}: {problem}; a result is only read as written by gendel: delete it and run its "
+                            "job again")
     result = JobResult.from_dict(d, arrays, where=where)
+    try:
+        validate(d if result.version == RESULT_VERSION else result.to_dict())
+    except ValueError as exc:
+        raise DamagedResult(f"{where} breaks the result schema: {exc}") from None
+    if path.stem != result.name:
+        raise DamagedResult(f"{where} holds the result of {result.name}: a result file is named after its job "
+                            f"({result.name}.json)")
     _check(result, job, where)
     return result
 
@@ -433,7 +461,10 @@ def _check(result, job, where):
     if job is not None:
         if (result.job.dataset, result.job.setting, result.job.lam, result.job.seed) != \
                 (job.dataset, job.setting, job.lam, job.seed):
-            raise DamagedResult(f"{where} is the result of {result.name}, not of {job.name}")
+            theirs, ours = result.name, job.name
+            if theirs == ours:  # a λ that prints alike: show both in full
+                theirs, ours = f"{theirs} (λ = {result.job.lam!r})", f"{ours} (λ = {job.lam!r})"
+            raise DamagedResult(f"{where} is the result of {theirs}, not of {ours}")
         if result.version == RESULT_VERSION and \
                 {k: v for k, v in result.profile.items() if k not in ("name", "datasets", "deletions", "seeds")} != \
                 _jsonable(get_profile(job.profile).settings()):
@@ -464,7 +495,8 @@ def _check(result, job, where):
 
 def write_result(result, path):
     """Write a result's JSON and arrays atomically (the arrays first: a JSON file is only there
-    with its arrays). The JSON records a checksum of the arrays (:func:`load_result` checks it).
+    with its arrays). The JSON records a checksum of its content and of the arrays
+    (:func:`load_result` checks it).
 
     Examples
     --------
@@ -475,25 +507,24 @@ def write_result(result, path):
     ...     sorted(p.name for p in Path(tmp).iterdir())
     ['copy.json', 'copy.npz']
     """
+    path = Path(path)
+    record = result.to_dict()
+    write_record(record, result.arrays, path)
+
+
+def write_record(record, arrays, path, *, arrays_written=False):
+    """Write a result's JSON part ``record`` (a dict) with its checksum, and its arrays, atomically
+    (the arrays first: a JSON file is only there with its arrays; ``arrays_written``: they are
+    there already, as ``arrays``)."""
     from gendel.cache import atomic_write
+    from gendel.gan.schema import content_checksum
 
     path = Path(path)
-    atomic_write(path.with_suffix(".npz"), lambda f: np.savez_compressed(f, **result.arrays))
-    record = result.to_dict() | {"arrays_checksum": _arrays_checksum(result.arrays)}
+    record = {k: v for k, v in record.items() if k not in ("checksum", "arrays_checksum")}
+    record["checksum"] = content_checksum(record, arrays)
+    if not arrays_written:
+        atomic_write(path.with_suffix(".npz"), lambda f: np.savez_compressed(f, **arrays))
     atomic_write(path, lambda f: f.write(json.dumps(record, indent=1).encode()))
-
-
-def _arrays_checksum(arrays):
-    """CRC-32 of a result's arrays (names, types, shapes and bytes): the JSON file records the one of
-    the arrays written with it, so an arrays file of another job (or another run) is found."""
-    import zlib
-
-    crc = 0
-    for name in sorted(arrays):
-        a = np.ascontiguousarray(arrays[name])
-        crc = zlib.crc32(f"{name}{a.dtype.str}{a.shape}".encode(), crc)
-        crc = zlib.crc32(a.tobytes(), crc)
-    return crc
 
 
 def load_results(profile, results_dir=None):
@@ -515,6 +546,10 @@ def load_results(profile, results_dir=None):
 def stored_results(profile):
     """The results of ``profile`` stored with gendel (``stored_results_dir``), in job order.
 
+    Every file of the profile's folder must be a checked result (:func:`load_result`) of that
+    profile, named after its job; anything else is refused with the command that remakes the
+    results (a quick result dropped into the tiny folder, a renamed file, a second copy of a job).
+
     Examples
     --------
     >>> results = stored_results("gpu")
@@ -525,10 +560,25 @@ def stored_results(profile):
     root = stored_results_dir()
     folder = root / name
     if not folder.is_dir():
+        if STORED_RESULTS_ENV in os.environ and not root.is_dir():
+            raise ValueError(f"${STORED_RESULTS_ENV} names the folder {root}, which does not exist; point it at a "
+                             f"folder that holds {name}/ or unset it to read the results stored with gendel")
         have = sorted(p.name for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
-        raise ValueError(f"gendel stores no results for profile {name!r}; it has {have}. Make them with "
-                         f"`{remake_command(name)}`")
-    results = [load_result(path) for path in sorted(folder.glob("*.json"))]
+        where = f" (${STORED_RESULTS_ENV} = {root})" if STORED_RESULTS_ENV in os.environ else ""
+        raise ValueError(f"no stored results of profile {name!r} in {root}{where}; it has {have}. Make them with "
+                         f"`{remake_command(name)}`" + (f" and copy {STORED_RESULTS / name} there" if where else ""))
+    results = []
+    for path in sorted(folder.glob("*.json")):
+        try:
+            result = load_result(path)
+        except DamagedResult as exc:
+            raise DamagedResult(f"{exc}. The stored results of {name!r} are remade by `{remake_command(name)}`") \
+                from None
+        if result.job.profile != name:
+            raise DamagedResult(f"{path} is a result of profile {result.job.profile!r}, not of {name!r}; remove it "
+                                f"from {folder} (the stored results of {name!r} are remade by "
+                                f"`{remake_command(name)}`)")
+        results.append(result)
     order = {(j.dataset, j.setting, j.lam, j.seed): i for i, j in enumerate(jobs(name))}
     return sorted(results, key=lambda r: (order.get((r.dataset, r.setting, r.lam, r.seed), len(order)), r.name))
 

@@ -34,11 +34,15 @@ from gendel.gan.results import DamagedResult, load_result
 BOOKKEEPING_MODULES = ("gendel.gan.results", "gendel.gan.__main__", "gendel.gan.grid")
 
 
-def done(path, job):
-    """The result in ``path`` if it is *done*, else None. Done means: it reads as a complete result
-    of this job and profile (:func:`gendel.gan.results.load_result`) and its code fingerprint is
-    today's (:func:`code_fingerprint`). A file that is there but not done is reported with a
-    warning (and its job then runs again). ``run`` and ``grid`` both decide by this rule.
+def done(path, job, *, data_root=None):
+    """The result in ``path`` if it is *done*, else None. Done means the same job, the same data
+    and the same code: it reads as a complete, unchanged result of this job and profile
+    (:func:`gendel.gan.results.load_result`: its checksum, the schema, the job); it was made from
+    today's training images and deletion set (the fingerprints of both recorded in its ``data``
+    equal those of the images this machine has, :func:`data_fingerprints`); and its code
+    fingerprint is today's (:func:`code_fingerprint`). A file that is there but not done is
+    reported with a warning (and its job then runs again). ``run`` and ``grid`` both decide by
+    this rule.
 
     The temporary files that a writer of this result left when it was killed midway (see
     :func:`gendel.cache.atomic_write`) are removed first.
@@ -56,7 +60,11 @@ def done(path, job):
     (None, True)
     """
     from gendel.cache import remove_stale_temporaries
+    from gendel.gan.profiles import Job
 
+    if not isinstance(job, Job):
+        raise TypeError(f"done needs the Job of the result (e.g. gendel.gan.profiles.find_job('quick', "
+                        f"'mnist-even-0.7-seed0')); got {type(job).__name__} {job!r}")
     path = Path(path)
     for written in (path, path.with_suffix(".npz")):
         remove_stale_temporaries(written)
@@ -71,7 +79,48 @@ def done(path, job):
         warnings.warn(f"the result file {path} was made by other code (fingerprint {result.fingerprint}, today's "
                       f"{code_fingerprint()}); running the job {job.name} again", CacheWarning, stacklevel=2)
         return None
+    try:
+        images, deleted = data_fingerprints(job, data_root=data_root)
+    except FileNotFoundError as exc:
+        warnings.warn(f"the training images of {path} cannot be checked ({exc}); running the job {job.name} again",
+                      CacheWarning, stacklevel=2)
+        return None
+    if (result.data.get("images"), result.data.get("deleted")) != (images, deleted):
+        warnings.warn(f"the result file {path} was made from other data (training images {result.data.get('images')}, "
+                      f"deletion set {result.data.get('deleted')}; today's {images}, {deleted}); running the job "
+                      f"{job.name} again", CacheWarning, stacklevel=2)
+        return None
     return result
+
+
+def data_fingerprints(job, *, data_root=None):
+    """``(images, deleted)``: the fingerprints of the training images ``job`` uses on this machine and
+    of its deletion set X', as a result records them in its ``data``.
+
+    Examples
+    --------
+    >>> images, deleted = data_fingerprints(jobs("tiny")[0])      # needs MNIST # doctest: +SKIP
+    >>> len(images), len(deleted)                                 # doctest: +SKIP
+    (24, 24)
+    """
+    from gendel.gan.experiment import deletion_mask, training_images
+    from gendel.gan.training import data_fingerprint
+
+    X, labels = training_images(job.dataset, _check_job(job).n_train, root=data_root)
+    return data_fingerprint(X), data_fingerprint(deletion_mask(job, labels))
+
+
+def _refuse_other_profile(path, job):
+    """Refuse to overwrite a result of another profile that sits at ``path`` (a shared --results folder)."""
+    import json
+
+    try:
+        theirs = json.loads(Path(path).read_text())["job"]["profile"]
+    except (OSError, ValueError, KeyError, TypeError, RecursionError):
+        return  # no file, or not a readable result: nothing of value to keep
+    if theirs != job.profile:
+        raise FileExistsError(f"{path} holds a result of profile {theirs!r}; a job of {job.profile!r} would overwrite "
+                              f"it: give each profile its own results folder (--results), or leave --results out")
 
 
 def run_job(job, results_dir=None, *, device=None, progress=True, data_root=None, command=None):
@@ -104,6 +153,7 @@ def run_job(job, results_dir=None, *, device=None, progress=True, data_root=None
     device = pick_device(device)
     results_dir = default_results_dir(p) if results_dir is None else results_dir
     path = result_path(job, results_dir)
+    _refuse_other_profile(path, job)
     existing = done(path, job)
     if existing is not None:
         return existing
@@ -191,7 +241,8 @@ def _bookkeeping():
     from gendel.gan.training import BOOKKEEPING
 
     # where the data files are (not what they hold), and this module's records and checks
-    return (*BOOKKEEPING, _download, _find, data_root, done, provenance, code_fingerprint, python_call)
+    return (*BOOKKEEPING, _download, _find, data_root, done, data_fingerprints, _refuse_other_profile, provenance,
+            code_fingerprint, python_call)
 
 
 def code_fingerprint():

@@ -25,7 +25,7 @@ import numpy as np
 
 from gendel._progress import progress_bar
 from gendel._validation import check_count
-from gendel.cache import (CacheWarning, atomic_write, cache_path, estimator_config, load_npz, result_fingerprint,
+from gendel.cache import (CacheWarning, cache_path, estimator_config, load_npz, result_fingerprint, save_npz,
                           usable_cache_dir)
 from gendel.core.deletion import ApproximateDeletion
 from gendel.core.dre import DRE_CHOICES, DensityRatioEstimator, dre_family, make_dre
@@ -163,8 +163,8 @@ def _load(path, protocol, dre):
 def _store(path, result):
     arrays = {name: result.values[stat][k] for (stat, k), name in _ARRAY_NAMES.items()}
     try:
-        atomic_write(path, lambda f: np.savez(f, n_deleted=result.n_deleted, acceptance_rate=result.acceptance_rate,
-                                              **arrays))
+        save_npz(path, n_deleted=np.asarray(result.n_deleted), acceptance_rate=np.asarray(result.acceptance_rate),
+                 **arrays)
     except OSError as exc:  # e.g. the disk filled up while computing: keep the result
         warnings.warn(f"could not store the result in the cache ({exc}); returning it uncached", CacheWarning,
                       stacklevel=3)
