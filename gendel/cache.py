@@ -193,8 +193,9 @@ def atomic_write(path, write):
 
 def remove_stale_temporaries(path):
     """Remove the temporary files that :func:`atomic_write` left beside ``path`` when its process
-    was killed mid-write (their names carry the writer's process id; a living writer's are kept).
-    Returns the number removed.
+    was killed mid-write (their names carry the writer's process id; a living writer's are kept, and a
+    name without a process id was not written by a living writer of gendel's). Returns the number
+    removed.
 
     Examples
     --------
@@ -210,7 +211,7 @@ def remove_stale_temporaries(path):
     removed = 0
     for tmp in path.parent.glob(f".{path.name}.*.tmp"):
         pid = tmp.name[len(path.name) + 2:].split(".", 1)[0]
-        if not pid.isdigit() or _alive(int(pid)):
+        if pid.isdigit() and _alive(int(pid)):  # a writer still at work (gendel's names carry a process id)
             continue
         with contextlib.suppress(OSError):
             tmp.unlink()

@@ -14,6 +14,8 @@ that the hash changes when the computation can change and not otherwise:
   ``mask = check_deletion(mask, n)``) are followed like any other function: what they return
   computes (a seed turned into a generator, a mask into booleans), and a change there changes the
   hash; their ``raise`` statements, as everywhere, do not count;
+- a call of bookkeeping is one constant, whatever its arguments (a result file named with one
+  more argument computes nothing new);
 - a name is replaced by what it stands for: a gendel function or class by its own hash (so a
   function can move to another module or be renamed and its callers' hashes stay the same), a
   module-level constant or table of settings by its value (without the fields of a dataclass
@@ -302,6 +304,15 @@ class _Normaliser(ast.NodeTransformer):
             return False
         # a statement call of an input check, or of bookkeeping (its value, if any, is not used)
         return getattr(target, "__module__", "") == "gendel._validation" or self.hasher.bookkeeping(target)
+
+    def visit_Call(self, node):
+        try:
+            target = _resolve(node.func, self.globals, self.locals)
+        except LookupError:
+            return self.generic_visit(node)
+        if self.hasher.ours(target) and self.hasher.bookkeeping(target):
+            return ast.Constant("bookkeeping")  # a call of bookkeeping, whatever its arguments
+        return self.generic_visit(node)
 
     # -- names --------------------------------------------------------------------------------
     def _replacement(self, node):

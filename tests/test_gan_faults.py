@@ -527,6 +527,14 @@ def made(tmp_path_factory, data):
     return folder
 
 
+@pytest.fixture(autouse=True)
+def _made_up_data_is_todays(request, monkeypatch):
+    """Where a test uses the results made from made-up images, those images are this machine's
+    data (``done`` compares a result's training images with the data found here)."""
+    if "made" in request.fixturenames:
+        monkeypatch.setenv("GENDEL_DATA_DIR", str(request.getfixturevalue("data")))
+
+
 def copy_result(source, job, folder):
     for suffix in (".json", ".npz"):
         shutil.copy(result_path(job, source).with_suffix(suffix), result_path(job, folder).with_suffix(suffix))
@@ -539,6 +547,18 @@ def edit_json(change):
         change(d)
         path.write_text(json.dumps(d))
     return damage
+
+
+def rewrite_json(change):
+    """Change a result's JSON part and write it back the way gendel writes results (with a new
+    checksum): another result, not a damaged one."""
+    from gendel.gan.results import _read_arrays, write_record
+
+    def rewrite(path):
+        d = json.loads(path.read_text())
+        change(d)
+        write_record(d, _read_arrays(path, str(path)), path, arrays_written=True)
+    return rewrite
 
 
 def edit_arrays(change, checksum=False):
@@ -645,7 +665,7 @@ def test_an_intact_result_is_done_for_run_and_grid(made, tmp_path, monkeypatch):
 def test_a_result_of_other_code_is_not_done_but_still_readable(made, tmp_path):
     job = jobs("tiny")[0]
     path = copy_result(made, job, tmp_path)
-    edit_json(lambda d: d["provenance"].update(fingerprint="0" * 16))(path)
+    rewrite_json(lambda d: d["provenance"].update(fingerprint="0" * 16))(path)
     assert load_result(path, job).fingerprint == "0" * 16  # a result, made by other code
     with pytest.warns(CacheWarning, match=r"made by other code \(fingerprint 0{16}"):
         assert done(path, job) is None

@@ -154,7 +154,7 @@ def run_job(job, results_dir=None, *, device=None, progress=True, data_root=None
     results_dir = default_results_dir(p) if results_dir is None else results_dir
     path = result_path(job, results_dir)
     _refuse_other_profile(path, job)
-    existing = done(path, job)
+    existing = done(path, job, data_root=data_root)
     if existing is not None:
         return existing
     writable = usable_results_dir(results_dir)  # says so before hours of training, not after

@@ -1,0 +1,414 @@
+"""A stored result is what its checksum and its schema say, of the job, data and code it claims.
+
+Each case below was a silent wrong answer or a raw error before result files carried a checksum
+and passed a declared schema (gendel.gan.schema): an edited number, another job's arrays, a result
+of other data or other code reused as done, a file dropped into another profile's folder.
+"""
+
+from __future__ import annotations
+
+import json
+import linecache
+import math
+import shutil
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gendel.cache import CacheWarning, load_npz, save_npz
+from gendel.gan import grid
+from gendel.gan import run as run_module
+from gendel.gan.profiles import Job, jobs
+from gendel.gan.results import (STORED_RESULTS, DamagedResult, _read_arrays, load_result, result_path,
+                                stored_results, write_record)
+from gendel.gan.run import code_fingerprint, done
+
+TINY = STORED_RESULTS / "tiny"
+EVEN, ODD = jobs("tiny")
+
+
+def copy(job, folder, source=TINY, name=None):
+    for suffix in (".json", ".npz"):
+        shutil.copy(Path(source) / f"{job.name}{suffix}", Path(folder) / f"{name or job.name}{suffix}")
+    return Path(folder) / f"{name or job.name}.json"
+
+
+def edit(path, change):
+    """Change a number in a result file by hand (its checksum is left as it was)."""
+    d = json.loads(path.read_text())
+    change(d)
+    path.write_text(json.dumps(d))
+
+
+def rewrite(path, change):
+    """Change a result and write it the way gendel writes results (a new checksum): the schema must see it."""
+    d = json.loads(path.read_text())
+    change(d)
+    write_record(d, _read_arrays(path, str(path)), path, arrays_written=True)
+
+
+# -- 1. a result is what its checksum says ------------------------------------------------------
+
+HAND_EDITS = {
+    "labels.approx": lambda d: d["labels"].update(approx=[100, 0, 0, 100] + d["labels"]["approx"][4:]),
+    "q3.ks": lambda d: d["q3"]["ks"]["lr"].update(h1=0.5),
+    "a Q3 statistic": lambda d: d["q3"]["statistics"]["lr"]["h1"].__setitem__(0, 1.0),
+    "test_accuracy": lambda d: d["classifier"].update(test_accuracy=1.5),
+    "the checksum removed": lambda d: d.pop("checksum"),
+}
+
+
+@pytest.mark.parametrize("edit_name", list(HAND_EDITS))
+def test_a_number_edited_by_hand_is_a_damaged_result(tmp_path, edit_name):
+    path = copy(EVEN, tmp_path)
+    assert load_result(path, EVEN).name == EVEN.name  # the copy as written reads
+    edit(path, HAND_EDITS[edit_name])
+    with pytest.raises(DamagedResult, match="changed after it was written|no checksum"):
+        load_result(path, EVEN)
+    with pytest.warns(CacheWarning, match="running the job"):
+        assert done(path, EVEN) is None  # run and grid make it again
+
+
+def test_another_jobs_arrays_file_is_found(tmp_path):
+    path = copy(EVEN, tmp_path)
+    shutil.copy(TINY / f"{ODD.name}.npz", path.with_suffix(".npz"))
+    with pytest.raises(DamagedResult, match="arrays file is not the one written with it"):
+        load_result(path)
+
+
+def test_a_stored_result_edited_by_hand_is_refused_with_the_command_that_remakes_it(tmp_path, monkeypatch):
+    shutil.copytree(TINY, tmp_path / "tiny")
+    edit(tmp_path / "tiny" / f"{EVEN.name}.json", HAND_EDITS["labels.approx"])
+    monkeypatch.setenv("GENDEL_STORED_RESULTS", str(tmp_path))
+    with pytest.raises(DamagedResult, match=r"changed after it was written.*grid --profile tiny --store"):
+        stored_results("tiny")
+
+
+# -- 2. the schema ------------------------------------------------------------------------------
+
+SCHEMA_BREAKS = {
+    "a negative count": (lambda d: d["labels"]["approx"].__setitem__(0, -1), r"labels\.approx\.0"),
+    "a fractional count": (lambda d: d["labels"]["approx"].__setitem__(0, 0.5), r"labels\.approx\.0"),
+    "counts that do not add up": (lambda d: d["labels"]["pre"].__setitem__(0, d["labels"]["pre"][0] + 1),
+                                  "add up to"),
+    "a NaN statistic": (lambda d: d["q3"]["statistics"]["lr"]["h0"].__setitem__(0, math.nan), r"q3\.statistics"),
+    "an infinite timing": (lambda d: d["timings"].update(pretrain=math.inf), r"timings\.pretrain"),
+    "a negative timing": (lambda d: d["timings"].update(pretrain=-1.0), r"timings\.pretrain"),
+    "a KS as text": (lambda d: d["q3"]["ks"]["lr"].update(h1="high"), r"q3\.ks\.lr\.h1"),
+    "a seed as text": (lambda d: d["job"].update(seed="0"), r"job\.seed"),
+    "a fractional seed": (lambda d: d["job"].update(seed=0.9), r"job\.seed"),
+    "an accuracy above 1": (lambda d: d["classifier"].update(test_accuracy=1.5), r"classifier\.test_accuracy"),
+    "a NaN count": (lambda d: d["labels"]["pre"].__setitem__(0, math.nan), r"labels\.pre\.0"),
+    "1e400 as a count": (lambda d: d["labels"]["pre"].__setitem__(0, 1e400), r"labels\.pre\.0"),
+    "a setting edited to the other parity": (lambda d: d["job"].update(setting="odd", name="mnist-odd-0.7-seed0"),
+                                             "not what odd-0.7 keeps"),
+    "a profile record of another profile": (lambda d: d["profile"].update(name="quick"), "of profile 'tiny'"),
+}
+
+
+@pytest.mark.parametrize("case", list(SCHEMA_BREAKS))
+def test_a_result_that_breaks_the_schema_is_refused_naming_the_field(tmp_path, case):
+    change, where = SCHEMA_BREAKS[case]
+    path = copy(EVEN, tmp_path)
+    rewrite(path, change)
+    with pytest.raises(DamagedResult, match=r"breaks the result schema: .*" + where):
+        load_result(path)
+
+
+def test_an_even_result_renamed_and_edited_into_the_odd_job_is_refused(tmp_path):
+    """The checksum is remade (as a writer would), the setting and name edited: the kept label
+    counts still say even-0.7, so the schema refuses it."""
+    path = copy(EVEN, tmp_path, name=ODD.name)
+    rewrite(path, lambda d: d["job"].update(setting="odd", name=ODD.name))
+    with pytest.raises(DamagedResult, match="not what odd-0.7 keeps"):
+        load_result(path, ODD)
+
+
+def test_a_json_nested_too_deeply_is_a_damaged_result_not_a_recursion_error(tmp_path):
+    path = copy(EVEN, tmp_path)
+    path.write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(DamagedResult, match="nested too deeply|cannot be read"):
+        load_result(path)
+
+
+# -- stored_results: one profile, named after their jobs ---------------------------------------
+
+def test_stored_results_refuse_a_file_of_another_profile_or_a_renamed_copy(tmp_path, monkeypatch):
+    monkeypatch.setenv("GENDEL_STORED_RESULTS", str(tmp_path))
+    shutil.copytree(TINY, tmp_path / "tiny")
+    assert [r.name for r in stored_results("tiny")] == [EVEN.name, ODD.name]
+    quick = Job("quick", "mnist", "even", 0.6, 0)
+    copy(quick, tmp_path / "tiny", source=STORED_RESULTS / "quick")
+    with pytest.raises(DamagedResult, match="of profile 'quick', not of 'tiny'"):
+        stored_results("tiny")
+    (tmp_path / "tiny" / f"{quick.name}.json").unlink()
+    copy(EVEN, tmp_path / "tiny", name="mnist-even-0.7-seed1")  # a second "seed"
+    with pytest.raises(DamagedResult, match="named after its job"):
+        stored_results("tiny")
+    (tmp_path / "tiny" / "mnist-even-0.7-seed1.json").unlink()
+    copy(Job("gpu", "mnist", "even", 0.7, 0), tmp_path / "tiny", source=STORED_RESULTS / "gpu",
+         name="mnist-odd-0.7-seed1")  # a format-1 gpu result renamed into the folder
+    with pytest.raises(DamagedResult, match="named after its job|of profile 'gpu'"):
+        stored_results("tiny")
+
+
+def test_a_missing_stored_results_folder_names_the_variable(tmp_path, monkeypatch):
+    monkeypatch.setenv("GENDEL_STORED_RESULTS", str(tmp_path / "nowhere"))
+    with pytest.raises(ValueError, match=r"\$GENDEL_STORED_RESULTS names the folder .*nowhere.*does not exist"):
+        stored_results("tiny")
+
+
+# -- 3. done means the same job, the same data, the same code -----------------------------------
+
+def test_a_result_is_done_with_todays_data_and_not_done_with_permuted_data(tmp_path, monkeypatch):
+    from gendel.gan.images import FILES, _find, read_idx, write_idx
+    from gendel.gan.images import data_root as default_root
+
+    path = copy(EVEN, tmp_path)
+    assert done(path, EVEN) is not None  # the stored result is done here: same job, data and code
+    data = tmp_path / "data" / "mnist"
+    data.mkdir(parents=True)
+    for split in ("train", "test"):
+        images, labels = (read_idx(_find(default_root() / "mnist", f), m) for f, m in zip(FILES[split], (2051, 2049)))
+        order = np.random.default_rng(0).permutation(len(labels)) if split == "train" else np.arange(len(labels))
+        write_idx(data / FILES[split][0], images[order])
+        write_idx(data / FILES[split][1], labels[order])
+    monkeypatch.setenv("GENDEL_DATA_DIR", str(tmp_path / "data"))
+    with pytest.warns(CacheWarning, match="made from other data"):
+        assert done(path, EVEN) is None
+
+
+def test_done_needs_a_job():
+    with pytest.raises(TypeError, match="done needs the Job"):
+        done(TINY / f"{EVEN.name}.json", job="mnist-even-0.7-seed0")
+
+
+def test_a_lambda_that_prints_alike_is_told_apart(tmp_path):
+    path = copy(EVEN, tmp_path)
+    other = Job("tiny", "mnist", "even", 0.70000001, 0)
+    with pytest.raises(DamagedResult, match=r"λ = 0\.7\).*λ = 0\.70000001"):
+        load_result(path, other)
+
+
+# -- the fingerprint covers every module of the computing code ----------------------------------
+
+def _mutated_fingerprint(obj):
+    """Today's fingerprint with one statement appended to ``obj``'s last statement line (through
+    linecache, as if its file had been edited), computed afresh."""
+    import ast
+    import inspect
+    import os
+
+    from gendel.fingerprint import code_hash
+    from gendel.gan.run import BOOKKEEPING_MODULES, _bookkeeping, computing_roots
+
+    from gendel.fingerprint import _unwrap as unwrap
+
+    obj = unwrap(obj)
+    file = inspect.getsourcefile(obj)
+    lines, start = inspect.getsourcelines(obj)
+    tree = ast.parse("".join(_dedent(lines)))
+    last = tree.body[0].body[-1]
+    lineno = start + last.end_lineno - 1
+    all_lines = linecache.getlines(file)
+    indent = len(lines[0]) - len(lines[0].lstrip())
+    line = all_lines[lineno - 1]
+    cut = last.end_col_offset + indent
+    all_lines[lineno - 1] = line[:cut] + "; _mutated = 1" + line[cut:]
+    stat = os.stat(file)
+    saved = linecache.cache.get(file)
+    linecache.cache[file] = (stat.st_size, stat.st_mtime, all_lines, file)
+    try:
+        return code_hash(computing_roots(), skip=_bookkeeping(), skip_modules=BOOKKEEPING_MODULES)
+    finally:
+        if saved is None:
+            linecache.cache.pop(file, None)
+        else:
+            linecache.cache[file] = saved
+
+
+def _dedent(lines):
+    import textwrap
+
+    return textwrap.dedent("".join(lines)).splitlines(keepends=True)
+
+
+def _followed_by_module():
+    """``{module: a followed function of it}`` (a class where the module holds no followed function)."""
+    import importlib
+    import inspect
+
+    from gendel.gan.run import fingerprinted_code
+
+    by_module = {}
+    names = sorted(fingerprinted_code(), key=lambda n: n.split(".")[-1][:1].isupper())  # functions first
+    for name in names:
+        parts = name.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            module = ".".join(parts[:cut])
+            try:
+                mod = importlib.import_module(module)
+            except ImportError:
+                continue
+            obj = mod
+            for attr in parts[cut:]:
+                obj = getattr(obj, attr)
+            if inspect.isfunction(_unwrap(obj)) or module not in by_module:
+                by_module.setdefault(module, obj)
+            break
+    return by_module
+
+
+def test_a_change_to_a_function_of_any_module_the_fingerprint_follows_changes_it():
+    today = code_fingerprint()
+    by_module = _followed_by_module()
+    assert {"gendel._validation", "gendel.gan.experiment", "gendel.core.deletion", "gendel.deletion_test.stats",
+            "gendel.gan.vdm", "gendel.gan.dcgan", "gendel.gan.images"} <= set(by_module)
+    unchanged = [m for m, obj in by_module.items() if _mutated_fingerprint(obj) == today]
+    assert unchanged == []
+
+
+@pytest.mark.parametrize("check", ["check_rng", "check_deletion"])
+def test_a_changed_input_check_whose_value_is_used_changes_the_fingerprint(check):
+    import gendel._validation as V
+
+    assert _mutated_fingerprint(getattr(V, check)) != code_fingerprint()
+
+
+def test_every_gendel_function_a_job_calls_is_followed_by_the_fingerprint(tmp_path, monkeypatch):
+    """Run a whole tiny job (on made-up images) and record every gendel function it calls, the
+    calls made through instances and registries included: each is covered by the fingerprint
+    (:func:`gendel.gan.run.fingerprinted_code`), or belongs to bookkeeping (result files, records,
+    caches, checkpoints, progress, the device). A gap here is computing code that could change
+    and leave stored results looking current."""
+    import sys
+
+    import torch
+
+    from gendel.fingerprint import BOOKKEEPING_MODULES as GENERAL
+    from gendel.gan.run import BOOKKEEPING_MODULES, _bookkeeping, fingerprinted_code
+    from test_gan_faults import write_made_up_data
+
+    data = write_made_up_data(tmp_path / "data")
+    monkeypatch.setenv("GENDEL_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("GENDEL_DATA_DIR", str(data))
+    torch.set_num_threads(1)
+    called = set()
+
+    followed = set(fingerprinted_code())
+    skipped = {f"{o.__module__}.{o.__qualname__}" for o in map(_unwrap, _bookkeeping()) if hasattr(o, "__qualname__")}
+    bookkeeping = set(GENERAL) | set(BOOKKEEPING_MODULES) | {"gendel.gan.schema", "gendel.gan.seal"}
+
+    def name_of(frame):
+        qualname = frame.f_code.co_qualname.split(".<locals>")[0]
+        return f"{frame.f_globals.get('__name__', '')}.{qualname.split('.<')[0]}"
+
+    def in_bookkeeping(name):
+        return name in skipped or any(name.startswith(m + ".") for m in bookkeeping)
+
+    def record(frame, event, arg):
+        if event != "call" or not frame.f_globals.get("__name__", "").startswith("gendel."):
+            return
+        f = frame.f_back
+        while f is not None:  # what bookkeeping calls is bookkeeping (a device's name, a file's checksum)
+            if f.f_globals.get("__name__", "").startswith("gendel.") and in_bookkeeping(name_of(f)):
+                return
+            f = f.f_back
+        called.add(name_of(frame))
+
+    sys.setprofile(record)
+    try:
+        run_module.run_job(EVEN, tmp_path / "results", device="cpu", progress=False, data_root=data)
+    finally:
+        sys.setprofile(None)
+    gaps = sorted(name for name in called
+                  if name not in followed and not in_bookkeeping(name) and name not in _CALLED_AS_CHECKS
+                  and not any(name.startswith(f + ".") for f in followed | skipped)  # methods of a followed class
+                  and name.rsplit(".", 1)[-1] not in _PLUMBING)
+    assert gaps == [], f"gendel code a job runs that the fingerprint does not follow: {gaps}"
+
+
+def _unwrap(obj):
+    from gendel.fingerprint import _unwrap as unwrap
+
+    return unwrap(obj)
+
+
+#: Input checks a job calls only as statements (their value unused: the fingerprint leaves them out).
+_CALLED_AS_CHECKS = {"gendel._validation.check_fitted"}
+_PLUMBING = {"__create_fn__", "__repr__", "__str__", "__getattr__", "__dir__", "__sklearn_clone__", "__sklearn_is_fitted__",
+             "__sklearn_tags__", "get_params", "set_params", "_check_fitted", "_config", "__init__",
+             "__post_init__", "__hash__", "__eq__", "name", "control_seed"}
+
+
+# -- 5. one profile's job never overwrites another's ----------------------------------------------
+
+def test_a_job_refuses_to_overwrite_a_result_of_another_profile(tmp_path, monkeypatch):
+    quick = Job("quick", "mnist", "even", 0.7, 0)
+    copy(quick, tmp_path, source=STORED_RESULTS / "quick")
+
+    def train(*args, **kwargs):
+        raise AssertionError("trained")
+
+    monkeypatch.setattr(run_module, "train", train)
+    with pytest.raises(FileExistsError, match="holds a result of profile 'quick'"):
+        run_module.run_job(EVEN, tmp_path)
+    assert load_result(result_path(quick, tmp_path)).job.profile == "quick"  # kept
+
+
+# -- the command line ------------------------------------------------------------------------------
+
+def test_a_done_run_says_so_and_needs_no_writable_folder(tmp_path, monkeypatch, capsys):
+    from gendel.gan import __main__ as cli
+    from gendel.gan import results as results_module
+
+    copy(EVEN, tmp_path)
+    copy(ODD, tmp_path)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the folder was probed although nothing is to be written")
+
+    monkeypatch.setattr(results_module, "usable_results_dir", refuse)
+    assert cli.main(["run", "--profile", "tiny", "--results", str(tmp_path), EVEN.name]) == 0
+    assert "done already" in capsys.readouterr().out
+    assert cli.main(["grid", "--profile", "tiny", "--results", str(tmp_path)]) == 0
+    assert "2 job(s) done, 0 to run" in capsys.readouterr().out
+
+
+def test_a_grid_worker_does_not_report_a_damaged_result_a_second_time(tmp_path, monkeypatch):
+    path = copy(EVEN, tmp_path)
+    edit(path, HAND_EDITS["labels.approx"])
+
+    def train(*args, **kwargs):
+        raise RuntimeError("trained")
+
+    monkeypatch.setattr(run_module, "train", train)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(RuntimeError, match="trained"):
+            grid._job_task(EVEN, str(tmp_path), "cpu", "a test")
+    assert [str(w.message) for w in caught if issubclass(w.category, CacheWarning)] == []
+
+
+# -- the §5.1 cache ---------------------------------------------------------------------------------
+
+def test_a_cache_entry_edited_by_hand_is_discarded(tmp_path):
+    path = tmp_path / "entry.npz"
+    save_npz(path, values=np.arange(4.0))
+    assert load_npz(path, {"values": (4,)})["values"].tolist() == [0, 1, 2, 3]
+    with np.load(path) as f:
+        arrays = {k: f[k] for k in f.files}
+    arrays["values"] = arrays["values"] + 100
+    np.savez(path, **arrays)  # the checksum array kept as it was
+    with pytest.warns(CacheWarning, match="checksum does not match"):
+        assert load_npz(path, {"values": (4,)}) is None
+
+
+def test_a_temporary_file_without_a_process_id_is_removed(tmp_path):
+    from gendel.cache import remove_stale_temporaries
+
+    (tmp_path / ".run.json.abc.def.tmp").write_bytes(b"half")
+    assert remove_stale_temporaries(tmp_path / "run.json") == 1
+    assert list(tmp_path.iterdir()) == []
