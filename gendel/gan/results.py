@@ -515,7 +515,18 @@ def write_result(result, path):
 def write_record(record, arrays, path, *, arrays_written=False):
     """Write a result's JSON part ``record`` (a dict) with its checksum, and its arrays, atomically
     (the arrays first: a JSON file is only there with its arrays; ``arrays_written``: they are
-    there already, as ``arrays``)."""
+    there already, as ``arrays``).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> record = json.loads((STORED_RESULTS / "tiny" / "mnist-even-0.7-seed0.json").read_text())
+    >>> arrays = _read_arrays(STORED_RESULTS / "tiny" / "mnist-even-0.7-seed0.json", "a stored result")
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     write_record(record, arrays, Path(tmp) / "mnist-even-0.7-seed0.json")
+    ...     load_result(Path(tmp) / "mnist-even-0.7-seed0.json").name
+    'mnist-even-0.7-seed0'
+    """
     from gendel.cache import atomic_write
     from gendel.gan.schema import content_checksum
 

@@ -84,7 +84,7 @@ def _finite_tree(value):
     return False
 
 
-class JobRecord(_Record):
+class _JobRecord(_Record):
     profile: str
     dataset: _DATASETS
     setting: _SETTINGS
@@ -100,7 +100,7 @@ class JobRecord(_Record):
         return self
 
 
-class ProfileRecord(_OpenRecord):
+class _ProfileRecord(_OpenRecord):
     name: str
     m_labels: PositiveCount
     m_test: PositiveCount
@@ -108,14 +108,14 @@ class ProfileRecord(_OpenRecord):
     bound: Annotated[Number, Field(ge=1, allow_inf_nan=False)]
 
 
-class ProvenanceRecord(_OpenRecord):
+class _ProvenanceRecord(_OpenRecord):
     fingerprint: Hex16 | None
     command: str
     hardware: dict
     seconds: dict[str, Seconds]
 
 
-class DataRecord(_OpenRecord):
+class _DataRecord(_OpenRecord):
     n_train: PositiveCount
     n_deleted: Count
     n_test: PositiveCount | None = None  # not in format version 1
@@ -135,36 +135,36 @@ class DataRecord(_OpenRecord):
         return self
 
 
-class ClassifierRecord(_OpenRecord):
+class _ClassifierRecord(_OpenRecord):
     test_accuracy: Probability
     n_test: PositiveCount
     confidence: dict[str, Probability]
 
 
-class LabelsRecord(_Record):
+class _LabelsRecord(_Record):
     pre: LabelCounts
     re: LabelCounts
     approx: LabelCounts
     control: LabelCounts | None = None
 
 
-class SamplingRecord(_OpenRecord):
+class _SamplingRecord(_OpenRecord):
     bound: Annotated[Number, Field(ge=1, allow_inf_nan=False)]
     acceptance_rate: Probability
     bound_exceeded: Probability
     n_proposals: Count
 
 
-class StatisticValues(_Record):
+class _StatisticValues(_Record):
     h0: list[Finite]
     h1: list[Finite]
     control: list[Finite] | None = None
 
 
-class Q3Record(_Record):
+class _Q3Record(_Record):
     m: PositiveCount
     R: PositiveCount
-    statistics: dict[str, StatisticValues]
+    statistics: dict[str, _StatisticValues]
     ks: dict[str, dict[str, Probability]]
 
     @model_validator(mode="after")
@@ -180,18 +180,26 @@ class Q3Record(_Record):
 class ResultRecord(_Record):
     """A result file of format version 2 (version 1, the stored gpu results, after conversion by
     ``JobResult.from_dict``): every section, its types, ranges, sizes and sums, and the job's
-    consistency with its profile and its deletion set (see the module text)."""
+    consistency with its profile and its deletion set (see the module text).
+
+    Examples
+    --------
+    >>> from gendel.gan.results import STORED_RESULTS
+    >>> record = json.loads((STORED_RESULTS / "tiny" / "mnist-odd-0.7-seed0.json").read_text())
+    >>> record.pop("checksum") and ResultRecord.model_validate(record).labels.approx == record["labels"]["approx"]
+    True
+    """
 
     version: Literal[1, 2]
-    job: JobRecord
-    profile: ProfileRecord
-    provenance: ProvenanceRecord
-    data: DataRecord
-    classifier: ClassifierRecord
-    labels: LabelsRecord
-    sampling: SamplingRecord
+    job: _JobRecord
+    profile: _ProfileRecord
+    provenance: _ProvenanceRecord
+    data: _DataRecord
+    classifier: _ClassifierRecord
+    labels: _LabelsRecord
+    sampling: _SamplingRecord
     reweighted: dict | None = None
-    q3: Q3Record
+    q3: _Q3Record
     curves: dict | None = None
     timings: dict[str, Seconds]
     losses: dict
@@ -256,7 +264,7 @@ def validate(record):
     --------
     >>> validate({"version": 2})
     Traceback (most recent call last):
-    ValueError: job: Field required; and 12 more
+    ValueError: job: Field required; and 9 more
     """
     try:
         return ResultRecord.model_validate({k: v for k, v in record.items() if k != "checksum"})
