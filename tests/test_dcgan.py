@@ -15,7 +15,7 @@ torch = pytest.importorskip("torch")
 from gan_fixtures import one_torch_thread, private_cache  # noqa: E402,F401 (autouse fixtures)
 
 from gendel.gan import images  # noqa: E402
-from gendel.gan import training  # noqa: E402
+from gendel.gan import checkpoints  # noqa: E402
 from gendel.gan import dcgan as dcgan_module  # noqa: E402
 from gendel.gan import DCGAN  # noqa: E402
 
@@ -102,14 +102,14 @@ class Killed(BaseException):
 def test_interrupted_training_resumes_to_the_same_weights(digits, tmp_path, monkeypatch):
     whole = DCGAN(checkpoint_dir=tmp_path / "A", **TINY).fit(digits)
 
-    real_save = training.atomic_save
+    real_save = checkpoints.atomic_save
 
     def save_then_die(obj, path):  # killed right after the first checkpoint is in place
         real_save(obj, path)
         raise Killed
 
     with monkeypatch.context() as m:
-        m.setattr(training, "atomic_save", save_then_die)
+        m.setattr(checkpoints, "atomic_save", save_then_die)
         with pytest.raises(Killed):
             DCGAN(checkpoint_dir=tmp_path / "B", **TINY).fit(digits)
     (name,) = checkpoint_files(tmp_path / "B")
@@ -166,9 +166,9 @@ def test_failed_save_leaves_no_temporary_file(tmp_path, monkeypatch):
         f.write(b"half a checkpoint")
         raise OSError("disk full")
 
-    monkeypatch.setattr(training.torch, "save", broken_save)
+    monkeypatch.setattr(checkpoints.torch, "save", broken_save)
     with pytest.raises(OSError, match="disk full"):
-        training.atomic_save({"a": 1}, tmp_path / "x.pt")
+        checkpoints.atomic_save({"a": 1}, tmp_path / "x.pt")
     assert os.listdir(tmp_path) == []
 
 

@@ -45,7 +45,7 @@ from gendel.core import deletion as deletion_module  # noqa: E402
 from gendel.core.deletion import ApproximateDeletion  # noqa: E402
 from gendel.gan import DCGAN, PROFILES, VDMDRE, Job, LabelClassifier, jobs  # noqa: E402
 from gendel.gan import __main__ as cli  # noqa: E402
-from gendel.gan import grid, training  # noqa: E402
+from gendel.gan import checkpoints, grid, training  # noqa: E402
 from gendel.gan import run as run_module  # noqa: E402
 from gendel.gan.images import FILES, write_idx  # noqa: E402
 from gendel.gan.results import DamagedResult, load_result, load_results, result_path, write_result  # noqa: E402
@@ -416,9 +416,9 @@ def test_the_thread_count_is_part_of_a_cpu_training_key():
     before = torch.get_num_threads()
     try:
         torch.set_num_threads(1)
-        one = training.config_key("dcgan", {"width": 8}, cpu)
+        one = checkpoints.config_key("dcgan", {"width": 8}, cpu)
         torch.set_num_threads(2)
-        two = training.config_key("dcgan", {"width": 8}, cpu)
+        two = checkpoints.config_key("dcgan", {"width": 8}, cpu)
     finally:
         torch.set_num_threads(before)
     assert one != two

@@ -72,7 +72,7 @@ _positive = _at_least(1)
 def _device(text):
     """A device name: ``cpu``, ``cuda`` or ``cuda:N`` (whether this machine has it is checked later:
     the jobs of a SLURM grid run on other machines)."""
-    from gendel.gan.training import pick_device
+    from gendel.gan.devices import pick_device
 
     name = text.strip().lower()
     if name == "cuda" or (name.startswith("cuda:") and name[5:].isdigit()):

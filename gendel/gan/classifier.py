@@ -14,8 +14,10 @@ import torch.nn.functional as F
 from gendel._validation import Estimator, check_count, check_positive, plain
 from gendel.gan.dcgan import check_images
 from gendel.gan.networks import LabelCNN
-from gendel.gan.training import (as_tensor, batches, check_checkpoint_dir, config_key, data_fingerprint, default_checkpoint_dir,
-                       evaluate, pick_device, run_epochs, training_code)
+from gendel.gan.devices import pick_device
+from gendel.gan.checkpoints import (check_checkpoint_dir, config_key, data_fingerprint,
+                                    default_checkpoint_dir)
+from gendel.gan.training import as_tensor, batches, evaluate, run_epochs, training_code
 
 
 def _check_labels(labels, n):

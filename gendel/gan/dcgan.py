@@ -8,8 +8,10 @@ from torch import nn
 
 from gendel._validation import Estimator, check_count, check_positive, check_rng, plain
 from gendel.gan.networks import Discriminator, Generator
-from gendel.gan.training import (as_tensor, batches, check_checkpoint_dir, config_key, data_fingerprint, default_checkpoint_dir,
-                       load_snapshot, pick_device, run_epochs, training_code)
+from gendel.gan.devices import pick_device
+from gendel.gan.checkpoints import (check_checkpoint_dir, config_key, data_fingerprint,
+                                    default_checkpoint_dir)
+from gendel.gan.training import as_tensor, batches, load_snapshot, run_epochs, training_code
 
 
 def check_images(images, name="images"):
@@ -77,7 +79,7 @@ class DCGAN(Estimator):
     epoch_seconds_, epoch_cpu_seconds_ : list of float
         Training time and CPU time up to the end of each epoch.
     hardware_ : list of dict
-        Where the epochs were trained (``gendel.gan.training.hardware``, with the epochs of each
+        Where the epochs were trained (``gendel.gan.devices.hardware``, with the epochs of each
         session): a training loaded from its checkpoint keeps the hardware it ran on.
     snapshot_epochs_ : tuple of int
         The epochs after which a copy of the generator was kept (:meth:`at_epoch`).

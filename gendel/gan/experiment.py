@@ -188,7 +188,7 @@ def train(job, *, device=None, progress=True, data_root=None):
     ((256, 1, 28, 28), True)
     """
     from gendel.gan.dcgan import DCGAN
-    from gendel.gan.training import pick_device
+    from gendel.gan.devices import pick_device
     from gendel.gan.vdm import VDMDRE
 
     p = _check_job(job)
@@ -370,7 +370,7 @@ def curves(job, models, pool, pool_labels):
 
 
 def _data_record(job, models, clf):
-    from gendel.gan.training import data_fingerprint
+    from gendel.gan.checkpoints import data_fingerprint
 
     labels, deleted = models.labels, models.deleted
     return {"n_train": int(len(models.X)), "n_deleted": int(deleted.sum()), "n_test": int(len(models.test_X)),

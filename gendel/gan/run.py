@@ -104,7 +104,7 @@ def data_fingerprints(job, *, data_root=None):
     (24, 24)
     """
     from gendel.gan.experiment import deletion_mask, training_images
-    from gendel.gan.training import data_fingerprint
+    from gendel.gan.checkpoints import data_fingerprint
 
     X, labels = training_images(job.dataset, _check_job(job).n_train, root=data_root)
     return data_fingerprint(X), data_fingerprint(deletion_mask(job, labels))
@@ -147,7 +147,7 @@ def run_job(job, results_dir=None, *, device=None, progress=True, data_root=None
     256
     """
     from gendel.gan.results import JobResult, default_results_dir, result_path, usable_results_dir, write_result
-    from gendel.gan.training import hardware, pick_device
+    from gendel.gan.devices import hardware, pick_device
 
     p = _check_job(job)
     device = pick_device(device)

@@ -1,146 +1,30 @@
 """Training loops that show progress, checkpoint every epoch and resume after an interruption.
 
-A training run is identified by its configuration: a hash of the data it sees (the bytes of the
-images and of the deletion mask), of every hyper-parameter, of the code that trains
-(:func:`training_code`, a hash of what the ``fit`` method computes, see :mod:`gendel.fingerprint`),
-of the device type and, on a CPU, of torch's thread count (it changes the last digits). After each
-epoch the networks, the optimisers, the random generator, the loss history, the training time
-and the hardware are written to ``<checkpoint_dir>/<kind>-<hash>.pt`` atomically (a uniquely named
-temporary file in the same folder, then :func:`os.replace`), so a killed or a concurrent job never
-leaves a torn file. A run with the same configuration starts from the last completed epoch; a
-finished run is loaded instead of trained. A checkpoint that does not match (another kind of
-network, other shapes, missing entries, a checksum that differs from its weights) is reported and
-trained again. Checkpoints hold tensors and plain containers only and are read with
-``torch.load(..., weights_only=True)``.
-
-A checkpoint also keeps a copy of chosen networks (the generator, the VDM network) after some
-epochs (:func:`snapshot_epochs`), with the training time up to then: the per-epoch curves of the
-GAN chapter (quality against training time) are read from them.
+:func:`run_epochs` runs the epochs of a training: it starts from the last completed epoch of a
+checkpoint with the same configuration (:mod:`gendel.gan.checkpoints`), or loads a finished run
+instead of training, and writes a checkpoint after each epoch. A checkpoint also keeps a copy of
+chosen networks (the generator, the VDM network) after some epochs (:func:`snapshot_epochs`),
+with the training time up to then: the per-epoch curves of the GAN chapter (quality against
+training time) are read from them. :func:`batches`, :func:`as_tensor` and :func:`evaluate` move
+data to the device of :mod:`gendel.gan.devices`.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import json
-import os
-import platform
 import time
-import warnings
-import zlib
 from pathlib import Path
 
 import numpy as np
 import torch
 
-from gendel.cache import atomic_write, remove_stale_temporaries, usable_cache_dir
-
-#: Bump when a change to the training code changes what a configuration trains in a way that
-#: :func:`training_code` cannot see (a library's behaviour, say).
-TRAINING_VERSION = 2
+from gendel.cache import remove_stale_temporaries, usable_cache_dir
+from gendel.gan import checkpoints as _checkpoints, devices as _devices
+from gendel.gan.checkpoints import _restore, _save
+from gendel.gan.devices import hardware
 
 #: The most snapshots one training keeps (see :func:`snapshot_epochs`).
 MAX_SNAPSHOTS = 12
-
-_DEVICE_HELP = "use 'cpu', 'cuda' or 'cuda:<index>' (or None: CUDA when torch sees a GPU, else the CPU)"
-
-
-def pick_device(device=None, name="device"):
-    """``torch.device``: the one asked for, else CUDA when available, else the CPU.
-
-    Examples
-    --------
-    >>> pick_device("cpu"), pick_device("CPU")
-    (device(type='cpu'), device(type='cpu'))
-    >>> pick_device().type == ("cuda" if torch.cuda.is_available() else "cpu")
-    True
-    >>> pick_device("tpu")
-    Traceback (most recent call last):
-    ValueError: device must be a CPU or CUDA device; got 'tpu': use 'cpu', 'cuda' or 'cuda:<index>' (or None: CUDA when torch sees a GPU, else the CPU)
-    """
-    if device is None:
-        device = "cuda" if torch.cuda.is_available() else "cpu"
-    if isinstance(device, str):
-        text = device.strip().lower()
-        if text != "cpu" and text != "cuda" and not (text.startswith("cuda:") and text[5:].isdigit()):
-            raise ValueError(f"{name} must be a CPU or CUDA device; got {device!r}: {_DEVICE_HELP}")
-        device = torch.device(text)
-    elif not isinstance(device, torch.device):
-        raise TypeError(f"{name} must be a string or a torch.device; got {type(device).__name__}: {_DEVICE_HELP}")
-    if device.type not in ("cpu", "cuda"):
-        raise ValueError(f"{name} must be a CPU or CUDA device; got {str(device)!r}: {_DEVICE_HELP}")
-    if device.type == "cuda":
-        if not torch.cuda.is_available():
-            raise ValueError(f"{name}={str(device)!r} was asked for but torch sees no CUDA GPU; use device='cpu' "
-                             "or device=None")
-        if device.index is not None and device.index >= torch.cuda.device_count():
-            raise ValueError(f"{name}={str(device)!r} was asked for but torch sees {torch.cuda.device_count()} CUDA "
-                             f"GPU(s), cuda:0 to cuda:{torch.cuda.device_count() - 1}")
-        torch.backends.cudnn.benchmark = True  # fixed shapes: let cuDNN pick its fastest kernels
-    return device
-
-
-def check_checkpoint_dir(checkpoint_dir):
-    """``None`` (the default folder), ``False`` (no checkpoints) or a folder path; anything else is refused.
-
-    Examples
-    --------
-    >>> check_checkpoint_dir(False), check_checkpoint_dir(None)
-    (False, None)
-    >>> check_checkpoint_dir(True)
-    Traceback (most recent call last):
-    TypeError: checkpoint_dir must be a folder (str or Path), None (the default folder $GENDEL_CACHE_DIR/checkpoints) or False (no checkpoints); got True
-    """
-    if checkpoint_dir is None or checkpoint_dir is False:
-        return checkpoint_dir
-    if isinstance(checkpoint_dir, (str, os.PathLike)) and str(checkpoint_dir):
-        return checkpoint_dir
-    raise TypeError("checkpoint_dir must be a folder (str or Path), None (the default folder "
-                    f"$GENDEL_CACHE_DIR/checkpoints) or False (no checkpoints); got {checkpoint_dir!r}")
-
-
-def _cpu_name():
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
-def hardware(device):
-    """What a training or an evaluation ran on: device name, torch version, threads, CPU, platform.
-
-    Examples
-    --------
-    >>> info = hardware(torch.device("cpu"))
-    >>> info["device_type"], info["device"].startswith("CPU"), info["torch"] == torch.__version__
-    ('cpu', True, True)
-    """
-    device = torch.device(device)
-    name = torch.cuda.get_device_name(device) if device.type == "cuda" else f"CPU ({_cpu_name()})"
-    return {"device": name, "device_type": device.type, "torch": str(torch.__version__), "cpu_count": os.cpu_count(),
-            "torch_threads": torch.get_num_threads(), "platform": platform.platform()}
-
-
-def data_fingerprint(*arrays):
-    """A short hash of the bytes (and shapes, dtypes) of numpy arrays: the data selection.
-
-    Examples
-    --------
-    >>> X = np.arange(6, dtype=np.uint8)
-    >>> data_fingerprint(X) == data_fingerprint(X.copy()), data_fingerprint(X) == data_fingerprint(X.reshape(2, 3))
-    (True, False)
-    >>> len(data_fingerprint(X, X > 2))       # 12 bytes in hex, for any number of arrays
-    24
-    """
-    h = hashlib.blake2b(digest_size=12)
-    for a in arrays:
-        a = np.ascontiguousarray(a)
-        h.update(f"{a.shape}{a.dtype}".encode())
-        h.update(memoryview(a).cast("B"))
-    return h.hexdigest()
 
 
 def training_code(estimator_class):
@@ -156,226 +40,6 @@ def training_code(estimator_class):
     from gendel.fingerprint import cached_code_hash
 
     return cached_code_hash((estimator_class.fit,), BOOKKEEPING)
-
-
-def config_key(kind, config, device):
-    """``<kind>-<hash>`` for a JSON-serialisable configuration, trained on ``device``.
-
-    The device type is part of the key, and on a CPU torch's thread count: both change the
-    digits of a training.
-
-    Examples
-    --------
-    >>> cpu = torch.device("cpu")
-    >>> key = config_key("dcgan", {"epochs": 1, "width": 8}, cpu)
-    >>> key.startswith("dcgan-"), key == config_key("dcgan", {"width": 8, "epochs": 1}, cpu)   # order is irrelevant
-    (True, True)
-    >>> key == config_key("dcgan", {"epochs": 2, "width": 8}, cpu)
-    False
-    """
-    device = torch.device(device)
-    where = {"device": device.type, "threads": torch.get_num_threads() if device.type == "cpu" else None}
-    payload = json.dumps([kind, TRAINING_VERSION, config, where], sort_keys=True, default=str)
-    return f"{kind}-{hashlib.sha256(payload.encode()).hexdigest()[:20]}"
-
-
-def default_checkpoint_dir():
-    """``$GENDEL_CACHE_DIR/checkpoints`` (default ``~/.cache/gendel/checkpoints``).
-
-    Examples
-    --------
-    >>> from gendel.cache import cache_dir
-    >>> default_checkpoint_dir() == cache_dir() / "checkpoints"
-    True
-    """
-    from gendel.cache import cache_dir
-
-    return cache_dir() / "checkpoints"
-
-
-def atomic_save(obj, path):
-    """``torch.save`` through :func:`atomic_write`.
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     atomic_save({"weights": torch.ones(3)}, Path(tmp) / "run.pt")
-    ...     sorted(p.name for p in Path(tmp).iterdir())       # no temporary file left behind
-    ['run.pt']
-    """
-    atomic_write(path, lambda f: torch.save(obj, f))
-
-
-def load_checkpoint(path):
-    """The checkpoint at ``path`` or None; an unreadable file is reported and ignored.
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings(record=True) as caught:
-    ...     atomic_save({"epoch": 3}, Path(tmp) / "run.pt")
-    ...     _ = (Path(tmp) / "torn.pt").write_bytes(b"not a checkpoint")
-    ...     load_checkpoint(Path(tmp) / "run.pt"), load_checkpoint(Path(tmp) / "torn.pt"), len(caught)
-    ({'epoch': 3}, None, 1)
-    >>> load_checkpoint("no/such/file.pt") is None
-    True
-
-    A folder in place of the file is refused (training would fail when it saves):
-
-    >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     load_checkpoint(tmp)  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    IsADirectoryError: the checkpoint ... is a folder, not a file; remove it or give another checkpoint_dir ...
-    """
-    path = Path(path)
-    if not path.exists():
-        return None
-    if path.is_dir():
-        raise IsADirectoryError(f"the checkpoint {path} is a folder, not a file; remove it or give another "
-                                "checkpoint_dir (checkpoint_dir=False trains without checkpoints)")
-    try:
-        return torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as exc:  # a file from an incompatible version or a damaged disk
-        warnings.warn(f"ignoring the unreadable checkpoint {path} ({exc}); training again", RuntimeWarning,
-                      stacklevel=3)
-        return None
-
-
-def _checksum(state):
-    """CRC-32 of every tensor of a checkpoint's networks, optimisers and snapshots, in a fixed order."""
-    crc = 0
-
-    def walk(value, where):
-        nonlocal crc
-        if isinstance(value, torch.Tensor):
-            crc = zlib.crc32(where.encode(), crc)
-            crc = zlib.crc32(value.detach().cpu().reshape(-1).contiguous().view(torch.uint8).numpy().tobytes(), crc)
-        elif isinstance(value, dict):
-            for k in sorted(value, key=str):
-                walk(value[k], f"{where}/{k}")
-        elif isinstance(value, (list, tuple)):
-            for i, v in enumerate(value):
-                walk(v, f"{where}/{i}")
-
-    for part in ("modules", "optimizers", "snapshots"):
-        walk(state.get(part), part)
-    return crc
-
-
-#: The parts of a checkpoint that are not tensors: its record of the training.
-_RECORD = ("kind", "epoch", "seconds", "loss_names", "history", "epoch_seconds", "epoch_cpu_seconds", "hardware")
-
-
-def _record_checksum(state):
-    """CRC-32 of a checkpoint's record (losses, times, hardware: everything but the tensors)."""
-    payload = json.dumps([state.get(k) for k in _RECORD], sort_keys=True, default=repr)
-    return zlib.crc32(payload.encode())
-
-
-_CHECKPOINT_KEYS = ("kind", "modules", "optimizers", "generator", "epoch", "seconds", "loss_names", "history",
-                    "epoch_seconds", "epoch_cpu_seconds", "snapshots", "hardware", "checksum")
-
-
-def _is_number(value):
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and np.isfinite(value)
-
-
-def _record_problem(state):
-    """Why a checkpoint's record (not its tensors) cannot be read back, or None."""
-    epoch = state["epoch"]
-    if not _is_number(state["seconds"]) or state["seconds"] < 0:
-        return f"its training time is {state['seconds']!r}, not a number of seconds"
-    names = state["loss_names"]
-    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-        return "its loss names are not a list of names"
-    for part in ("history", "epoch_seconds", "epoch_cpu_seconds"):
-        if not isinstance(state[part], list) or len(state[part]) != epoch:
-            return "its history does not match its epoch count"
-    if not all(isinstance(row, list) and len(row) == len(names) and all(_is_number(v) for v in row)
-               for row in state["history"]):
-        return "its loss history is not one row of numbers per epoch, one per loss name"
-    if not all(_is_number(v) for v in state["epoch_seconds"] + state["epoch_cpu_seconds"]):
-        return "its epoch times are not numbers"
-    if not isinstance(state["hardware"], list) or not all(isinstance(h, dict) for h in state["hardware"]):
-        return "its hardware record is not a list of records"
-    snapshots = state["snapshots"]
-    if not isinstance(snapshots, dict) or not all(isinstance(e, str) and e.isdigit() and 1 <= int(e) <= epoch
-                                                  for e in snapshots):
-        return "its snapshots are not kept per epoch"
-    if "record_checksum" in state and state["record_checksum"] != _record_checksum(state):  # older files lack it
-        return "its record (losses, times, hardware) does not match its checksum (the file was changed or damaged)"
-    return None
-
-
-def _usable(state, kind, epochs, modules, optimizers):
-    """Why a loaded checkpoint cannot be used for this training, or None when it can."""
-    if not isinstance(state, dict):
-        return f"it holds a {type(state).__name__}, not a checkpoint"
-    missing = [k for k in _CHECKPOINT_KEYS if k not in state]
-    if missing:
-        return f"it lacks {', '.join(missing)}"
-    if state["kind"] != kind:
-        return f"it is a {state['kind']!r} checkpoint, not {kind!r}"
-    if not isinstance(state["epoch"], int) or isinstance(state["epoch"], bool) or not 1 <= state["epoch"] <= epochs:
-        return f"it records epoch {state['epoch']!r} of a training of {epochs}"
-    for part, objects in (("modules", modules), ("optimizers", optimizers)):
-        if not isinstance(state[part], dict) or set(state[part]) != set(objects):
-            return f"its {part} are not {sorted(objects)}"
-    for name, module in modules.items():
-        saved, own = state["modules"][name], module.state_dict()
-        if not isinstance(saved, dict) or set(saved) != set(own) or \
-                any(tuple(getattr(saved[k], "shape", ())) != tuple(v.shape) for k, v in own.items()):
-            return f"its network {name!r} has other layers or shapes"
-    problem = _record_problem(state)
-    if problem is not None:
-        return problem
-    if state["checksum"] != _checksum(state):
-        return "its weights do not match their checksum (the file was changed or damaged)"
-    return None
-
-
-def _restore(path, kind, epochs, modules, optimizers, generator):
-    """The saved state of a training, loaded into its modules; a fresh start when there is none or
-    it cannot be used (reported)."""
-    state = load_checkpoint(path) if path is not None else None
-    if state is None:
-        return None
-    problem = _usable(state, kind, epochs, modules, optimizers)
-    if problem is None:
-        try:
-            for name, module in modules.items():
-                module.load_state_dict(state["modules"][name])
-            for name, opt in optimizers.items():
-                opt.load_state_dict(state["optimizers"][name])
-            generator.set_state(state["generator"])
-        except Exception as exc:  # noqa: BLE001 - anything a foreign state dict raises
-            problem = f"loading it failed ({type(exc).__name__}: {exc})"
-    if problem is not None:
-        warnings.warn(f"ignoring the checkpoint {path}: {problem}; training again from the start", RuntimeWarning,
-                      stacklevel=4)
-        return "restart"
-    return state
-
-
-def _save(path, kind, modules, optimizers, generator, run):
-    state = {
-        "kind": kind,
-        "modules": {n: m.state_dict() for n, m in modules.items()},
-        "optimizers": {n: o.state_dict() for n, o in optimizers.items()},
-        "generator": generator.get_state(),
-        "epoch": len(run.history),
-        "seconds": run.seconds,
-        "loss_names": sorted(run.history[0]) if run.history else [],
-        "history": [[float(h[n]) for n in sorted(h)] for h in run.history],
-        "epoch_seconds": list(run.epoch_seconds),
-        "epoch_cpu_seconds": list(run.epoch_cpu_seconds),
-        "snapshots": {str(e): s for e, s in run.snapshots.items()},
-        "hardware": list(run.hardware),
-    }
-    state["checksum"] = _checksum(state)
-    state["record_checksum"] = _record_checksum(state)
-    atomic_save(state, path)
 
 
 def _progress(total, initial, desc, enabled):
@@ -457,7 +121,7 @@ def run_epochs(*, key, epochs, modules, optimizers, generator, epoch_fn, checkpo
     Parameters
     ----------
     key : str
-        The configuration key (:func:`config_key`): the checkpoint's file name.
+        The configuration key (:func:`gendel.gan.checkpoints.config_key`): the checkpoint's file name.
     modules, optimizers : dict
         Named ``nn.Module`` and optimiser objects whose states are saved and restored.
     generator : torch.Generator
@@ -618,8 +282,6 @@ def load_snapshot(network, snapshots, epoch, name):
     return network.eval()
 
 
-#: Functions of this module that decide whether a training can be reused, never what it computes:
-#: :mod:`gendel.fingerprint` does not follow them.
-BOOKKEEPING = (pick_device, check_checkpoint_dir, hardware, data_fingerprint, training_code, config_key,
-               default_checkpoint_dir, atomic_save, load_checkpoint, _checksum, _record_checksum, _is_number,
-               _record_problem, _usable, _restore, _save, _progress)
+#: Functions that decide whether a training can be reused, where it runs and how it reports, never
+#: what it computes: :mod:`gendel.fingerprint` does not follow them.
+BOOKKEEPING = (*_devices.BOOKKEEPING, *_checkpoints.BOOKKEEPING, training_code, _progress)

@@ -28,8 +28,10 @@ from gendel._validation import check_count, check_deletion, check_points, check_
 from gendel.core.dre import DensityRatioEstimator
 from gendel.gan.dcgan import check_images
 from gendel.gan.networks import MLP, Discriminator
-from gendel.gan.training import (as_tensor, batches, check_checkpoint_dir, config_key, data_fingerprint, default_checkpoint_dir,
-                       evaluate, load_snapshot, pick_device, run_epochs, training_code)
+from gendel.gan.devices import pick_device
+from gendel.gan.checkpoints import (check_checkpoint_dir, config_key, data_fingerprint,
+                                    default_checkpoint_dir)
+from gendel.gan.training import as_tensor, batches, evaluate, load_snapshot, run_epochs, training_code
 
 DIVERGENCES = ("kl", "js")
 
