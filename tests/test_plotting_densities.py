@@ -19,7 +19,7 @@ from gendel.core.dre import make_dre
 from gendel.synthetic.experiments import Sweep, SyntheticStatistics
 from gendel.synthetic.protocol import QUESTIONS
 from gendel.synthetic.protocol import RATIO_STATISTICS as STATISTICS
-from gendel.plotting import synthetic as S
+from gendel.plotting import common, synthetic as S
 
 #: The book's settings: R = 250 repeats, 9 KBC bandwidths over 5 lambdas, 4 kNN k over 4 lambdas.
 R = 250
@@ -185,7 +185,7 @@ def test_overlapping_fills_stay_light():
             strong.add(t.line.color)
     assert len(strong) <= 1, f"fills of {sorted(strong)} overlap at opacity > 0.3 and mix into one colour"
     assert all(t.line.width >= 2 for t in fig.data), "each density has a solid outline in its model's colour"
-    assert {t.line.color for t in fig.data} == {S.COLORS["H1"], S.COLORS["D"]}
+    assert {t.line.color for t in fig.data} == {common.COLORS["H1"], common.COLORS["D"]}
 
 
 def test_figure_json_within_budget_at_book_settings():

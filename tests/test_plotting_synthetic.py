@@ -15,7 +15,10 @@ from gendel.core.dre import KernelClassifierDRE, KNNClassifierDRE, make_dre
 from gendel.synthetic import experiments as E
 from gendel.synthetic.experiments import ratio_maps, sweep
 from gendel.synthetic.protocol import QUESTIONS, Protocol, setup
-from gendel.plotting import synthetic as S
+from gendel.plotting import common, synthetic as S
+from gendel.plotting.maps import RATIO_ZMAX
+from gendel.plotting.synthetic import sliders
+from gendel.synthetic import data
 
 SMALL = dict(N=80, m=30, R=12, sigma_a=0.1, seed=3)
 RUN = dict(cache=False, progress=False)
@@ -84,8 +87,8 @@ def test_ratio_maps_slider_steps_hold_the_maps_of_each_lambda():
         assert np.array_equal(maps[0], maps[1])
     # panel (a) is the exact ratio, coded on [0, RATIO_ZMAX]
     X, deleted, exact = setup(Protocol("mog8", lam=0.6, N=80, seed=0))
-    ratio = np.exp(E.evaluate_on_grid(exact.log_ratio, S.EXTENT["mog8"], 12)[2])
-    np.testing.assert_allclose(z[0][0] / S._LEVELS * S.RATIO_ZMAX, ratio, atol=S.RATIO_ZMAX / S._LEVELS)
+    ratio = np.exp(E.evaluate_on_grid(exact.log_ratio, data.EXTENT["mog8"], 12)[2])
+    np.testing.assert_allclose(z[0][0] / sliders.LEVELS * RATIO_ZMAX, ratio, atol=RATIO_ZMAX / sliders.LEVELS)
     assert all(t for t in axis_titles(fig).values())
 
 
@@ -125,7 +128,7 @@ def test_setup_figure_shows_the_protocol_data():
 def test_true_densities_integrate_to_one_over_the_window(dataset):
     fig = S.true_density_figure(dataset, lams=(0.9, 0.5), resolution=200)
     assert len(fig.data) == 3
-    x0, x1, y0, y1 = S.EXTENT[dataset]
+    x0, x1, y0, y1 = data.EXTENT[dataset]
     cell = (x1 - x0) / 199 * (y1 - y0) / 199
     for t in fig.data:
         assert np.asarray(t.z, dtype=float).sum() * cell == pytest.approx(1.0, abs=0.03)
@@ -194,7 +197,7 @@ def test_ridgeline_lambda_slider_redraws_every_row(kbc, knn):
     fig = S.ridgeline_figure({"kbc": kbc, "knn": knn}, "Q3", stats=("lr", "asc-tlogt"), initial_lam=0.8)
     curves = [t for t in fig.data if isinstance(t, go.Scatter) and t.fill == "toself"]
     assert len(curves) == 2 * 2 * (len(SIGMAS) + len(KS_))  # 2 statistics, 2 sides per row
-    assert {c.line.color for c in curves} == {S.COLORS["H0"], S.COLORS["H1"]}
+    assert {c.line.color for c in curves} == {common.COLORS["H0"], common.COLORS["H1"]}
     check_slider_labels(fig, LAMS, "λ = ")
     assert slider(fig).active == 1
     a, b = (st.args for st in slider(fig).steps)
@@ -229,9 +232,9 @@ def test_acceptance_figure_reference_is_the_exact_rate(kbc, knn):
 
 def test_typed_arrays_round_trip():
     a = np.linspace(-1, 1, 12).reshape(3, 4)
-    np.testing.assert_array_equal(decode(S._typed(a)), a.astype(np.float32))
-    codes = S._codes(np.array([0.0, 1.0, 2.0, 5.0]), 2.0)
-    assert list(codes) == [0, S._LEVELS // 2, S._LEVELS, S._LEVELS]
+    np.testing.assert_array_equal(decode(sliders.typed_array(a)), a.astype(np.float32))
+    codes = sliders.color_codes(np.array([0.0, 1.0, 2.0, 5.0]), 2.0)
+    assert list(codes) == [0, sliders.LEVELS // 2, sliders.LEVELS, sliders.LEVELS]
 
 
 def test_bad_arguments_raise_clear_errors(kbc, knn):

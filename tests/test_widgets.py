@@ -18,7 +18,8 @@ from gendel.core.dre import make_dre  # noqa: E402
 from gendel.synthetic.experiments import sweep  # noqa: E402
 from gendel.synthetic.protocol import QUESTIONS, RATIO_STATISTICS, Protocol, setup  # noqa: E402
 from gendel.core.dre import ClassifierDRE, ExactKDERatio, KernelClassifierDRE, KNNClassifierDRE  # noqa: E402
-from gendel.panels.explorer import DEFAULTS, ERROR_LIMITS, ExplorerPanel, explore, precomputed_ks_figure  # noqa: E402
+from gendel.panels.explorer import DEFAULTS, ExplorerPanel, explore, precomputed_ks_figure  # noqa: E402
+from gendel.panels.explorer_state import ERROR_LIMITS  # noqa: E402
 from gendel.panels.explorer_figures import error_range  # noqa: E402
 from conftest import trace_array  # noqa: E402
 

@@ -28,8 +28,7 @@ numbers are harmless live, so those cells are not marked.
 """
 from dataclasses import dataclass, field
 
-from gendel._environment import (BUILD_ENV, COLAB_ENV, enable_colab_widgets, in_book_build,  # noqa: F401
-                                 in_colab)
+from gendel._environment import BUILD_ENV, COLAB_ENV, enable_colab_widgets, in_book_build, in_colab
 
 
 @dataclass(frozen=True)

@@ -9,12 +9,7 @@ import numpy as np
 from scipy.stats import kendalltau
 
 from gendel.synthetic.data import DATASETS
-from gendel.core.dre import DRE_CHOICES
-from gendel.deletion_test.stats import STATISTICS  # noqa: F401  (the registry, read by the claim modules)
 from gendel.synthetic.protocol import RATIO_STATISTICS
-
-#: Labels of the DRE families of the sweeps ("KBC", "kNN").
-FAMILY_LABELS = {key: DRE_CHOICES[key].short for key in ("kbc", "knn")}
 
 
 def name(dataset):

@@ -11,7 +11,9 @@ from __future__ import annotations
 import numpy as np
 
 from gendel.claims.base import Claim, verdict
-from gendel.claims._tables import RATIO_STATISTICS, STATISTICS, exact_column, index, lambda_trend, mean_off, name, need, table
+from gendel.claims._tables import exact_column, index, lambda_trend, mean_off, name, need, table
+from gendel.deletion_test.stats import STATISTICS
+from gendel.synthetic.protocol import RATIO_STATISTICS
 
 
 def _kbc(kbc, d, stat, sigma_c):

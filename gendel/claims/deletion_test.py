@@ -21,7 +21,8 @@ import numpy as np
 from scipy.stats import mannwhitneyu, norm
 
 from gendel.claims.base import NOT_RESOLVED, Claim, verdict
-from gendel.claims._tables import FAMILY_LABELS, index, lambda_trend, name, need, table
+from gendel.claims._tables import index, lambda_trend, name, need, table
+from gendel.core.dre import FAMILY_LABELS
 from gendel.deletion_test.calibration import PowerResult, binomial_interval
 from gendel.deletion_test.stats import STATISTICS
 

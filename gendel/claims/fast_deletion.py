@@ -12,7 +12,9 @@ from __future__ import annotations
 import numpy as np
 
 from gendel.claims.base import Claim, verdict
-from gendel.claims._tables import FAMILY_LABELS, STATISTICS, exact_column, index, lambda_trend, name, need, table
+from gendel.claims._tables import exact_column, index, lambda_trend, name, need, table
+from gendel.core.dre import FAMILY_LABELS
+from gendel.deletion_test.stats import STATISTICS
 
 
 def q2_wide(kbc, knn, *, lambdas, knn_lambdas, sigma_c, sigma_a, critical, within=0.25, at_lambda=0.8):

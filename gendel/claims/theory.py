@@ -16,7 +16,6 @@ from __future__ import annotations
 import numpy as np
 
 from gendel.theory import settings as S
-from gendel.theory.settings import CIRCLE, DELTA, SIZES  # noqa: F401  (the settings' former home)
 from gendel.claims.base import Claim, verdict
 
 
@@ -128,8 +127,8 @@ def theory_checks():
     from gendel.synthetic.protocol import setup
     from gendel.theory.approximation_checks import thm1_checks, thm2_checks
     from gendel.theory.circle import CircleModel
-    from gendel.theory.consistency import consistency_sweep, lr_rc_checks, lr_sup_checks, ratio_stability_run
-    from gendel.theory.ratio_stability import error_stability_check, rs_checks
+    from gendel.theory.consistency import consistency_sweep, lr_rc_checks, lr_sup_checks
+    from gendel.theory.ratio_stability import error_stability_check, ratio_stability_run, rs_checks
 
     model = CircleModel(**S.CIRCLE)
     short = CircleModel(**S.CIRCLE, period=S.SHORT_PERIOD)

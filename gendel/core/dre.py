@@ -400,6 +400,8 @@ DRE_CHOICES = {
     "knn": DREChoice("kNN (k)", "kNN", "k", "k", KNNClassifierDRE, "k", "{:d}"),
     "logreg": DREChoice("logistic regression", "logistic", None, None, ClassifierDRE),
 }
+#: Short names of the two DRE families the synthetic chapter sweeps (from :data:`DRE_CHOICES`).
+FAMILY_LABELS = {key: DRE_CHOICES[key].short for key in ("kbc", "knn")}
 
 
 def make_dre(kind, value=None):

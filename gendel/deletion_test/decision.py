@@ -56,11 +56,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gendel._validation import MAX_COORDINATE, check_bandwidth, check_count, check_fitted
-from gendel.deletion_test.calibration import (PowerResult, binomial_interval, check_alpha, check_null_size,  # noqa: F401 (re-exported)
-                                              critical_value, exact_level, monte_carlo_p_values, normal_p_values,
-                                              null_spread, rejects, type_one_band)
+from gendel.deletion_test.calibration import (PowerResult, check_alpha, check_null_size, monte_carlo_p_values,
+                                              normal_p_values, null_spread)
 from gendel.deletion_test.mmd import median_bandwidth, mmd2_batch, permutation_mmd2
-from gendel.deletion_test.stats import STATISTICS, psi  # noqa: F401 (STATISTICS re-exported: the registry)
+from gendel.deletion_test.stats import STATISTICS, psi
 
 #: Ways to get the null distribution.
 METHODS = ("monte-carlo", "asymptotic", "permutation")

@@ -34,7 +34,7 @@ import numpy as np
 
 from gendel.deletion_test.stats import PAPER_STATISTICS, STATISTICS, ks_statistic
 from gendel.gan.images import IMAGE_DATASETS, label_deletion_mask, load_images
-from gendel.gan.profiles import SETTINGS, Job, find_job, get_profile  # noqa: F401  (find_job: the examples use it)
+from gendel.gan.profiles import SETTINGS, Job, get_profile
 
 #: Seeds the fixed subset of ``n_train`` training images (the same for every job).
 SUBSET_SEED = 20220629
@@ -132,7 +132,17 @@ class TrainedModels:
     seconds: float
 
 
-def _check_job(job):
+def check_job(job):
+    """The profile of ``job``, once the job is checked to be one of §5.2 (a clear error otherwise).
+
+    Examples
+    --------
+    >>> check_job(Job("tiny", "mnist", "even", 0.7, 0)).name
+    'tiny'
+    >>> check_job("mnist-even-0.7-seed0")
+    Traceback (most recent call last):
+    TypeError: job must be a Job (e.g. gendel.gan.find_job('quick', 'mnist-even-0.7-seed0')); got a string
+    """
     if isinstance(job, str):
         raise TypeError(f"job must be a Job (e.g. gendel.gan.find_job('quick', {job!r})); got a string")
     if not isinstance(job, Job):
@@ -183,6 +193,7 @@ def train(job, *, device=None, progress=True, data_root=None):
 
     Examples
     --------
+    >>> from gendel.gan.profiles import find_job
     >>> models = train(find_job("tiny", "mnist-even-0.7-seed0"))  # needs MNIST; trains # doctest: +SKIP
     >>> models.X.shape, int(models.deleted.sum()) > 0            # doctest: +SKIP
     ((256, 1, 28, 28), True)
@@ -191,7 +202,7 @@ def train(job, *, device=None, progress=True, data_root=None):
     from gendel.gan.devices import pick_device
     from gendel.gan.vdm import VDMDRE
 
-    p = _check_job(job)
+    p = check_job(job)
     device = pick_device(device)
     t0 = time.perf_counter()
     X, labels = training_images(job.dataset, p.n_train, root=data_root)
@@ -369,7 +380,19 @@ def curves(job, models, pool, pool_labels):
     return out
 
 
-def _data_record(job, models, clf):
+def data_record(job, models, clf):
+    """The ``data`` section of a job's result: sizes, the fingerprints of the training images and
+    of X', and the label counts of X, of X ∖ X' and of the test split.
+
+    Examples
+    --------
+    >>> labels = np.arange(20) % 10
+    >>> models = TrainedModels(None, None, None, None, None, np.zeros((20, 1, 28, 28)), labels, labels == 0,
+    ...                        np.zeros((10, 1, 28, 28)), np.arange(10), n_split=20, seconds=0.0)
+    >>> record = data_record(Job("tiny", "mnist", "even", 0.7, 0), models, None)
+    >>> record["n_deleted"], record["label_counts_kept"][:2].tolist()
+    (2, [0, 2])
+    """
     from gendel.gan.checkpoints import data_fingerprint
 
     labels, deleted = models.labels, models.deleted
@@ -385,6 +408,7 @@ def trained_models(job, *, device=None, progress=True, data_root=None):
 
     Examples
     --------
+    >>> from gendel.gan.profiles import find_job
     >>> models = trained_models(find_job("tiny", "mnist-even-0.7-seed0"))  # needs MNIST # doctest: +SKIP
     """
     return train(job, device=device, progress=progress, data_root=data_root)
@@ -393,4 +417,4 @@ def trained_models(job, *, device=None, progress=True, data_root=None):
 #: The stages and functions whose code decides a result's numbers: with
 #: :func:`gendel.gan.run.run_job`, the roots of :func:`gendel.gan.code_fingerprint`.
 STAGES = (training_images, deletion_mask, pretrained_model, label_classifier, train, reweighted, fast_deletion,
-          deletion_test, curves, _data_record)
+          deletion_test, curves, data_record)

@@ -112,13 +112,13 @@ def bound_label_distribution(labels, log_ratio, bound):
     >>> np.round(dist[:2], 3).tolist(), round(acceptance, 3)    # weights 0.5, 0.5, 2, 2 (4 clipped to B)
     ([0.2, 0.8], 0.625)
     """
-    labels = np.asarray(labels)
+    from gendel.gan.experiment import reweighted
+
     bound = float(bound)
     if not bound > 0:
         raise ValueError(f"bound must be > 0; got {bound}")
-    w = np.minimum(np.exp(np.asarray(log_ratio, float)), bound)
-    dist = np.bincount(labels, weights=w, minlength=10)
-    return dist / dist.sum(), float(w.mean() / bound)
+    weights = reweighted(labels, log_ratio, bound)["weights"]  # the one re-weighting, min(ρ̂_ℰ, B)
+    return weights / weights.sum(), float(weights.sum() / len(labels) / bound)
 
 
 def _key(result):

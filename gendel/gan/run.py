@@ -25,8 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from gendel.cache import CacheWarning
-from gendel.gan.experiment import _check_job, _data_record, curves, deletion_test, fast_deletion, train
-from gendel.gan.profiles import find_job  # noqa: F401  (the examples use it)
+from gendel.gan.experiment import check_job, data_record, curves, deletion_test, fast_deletion, train
 from gendel.gan.profiles import RESULT_VERSION, jobs
 from gendel.gan.results import DamagedResult, load_result
 
@@ -106,7 +105,7 @@ def data_fingerprints(job, *, data_root=None):
     from gendel.gan.experiment import deletion_mask, training_images
     from gendel.gan.checkpoints import data_fingerprint
 
-    X, labels = training_images(job.dataset, _check_job(job).n_train, root=data_root)
+    X, labels = training_images(job.dataset, check_job(job).n_train, root=data_root)
     return data_fingerprint(X), data_fingerprint(deletion_mask(job, labels))
 
 
@@ -142,6 +141,7 @@ def run_job(job, results_dir=None, *, device=None, progress=True, data_root=None
 
     Examples
     --------
+    >>> from gendel.gan.profiles import find_job
     >>> result = run_job(find_job("tiny", "mnist-odd-0.7-seed0"))   # needs MNIST # doctest: +SKIP
     >>> result.data["n_train"]                                      # doctest: +SKIP
     256
@@ -149,7 +149,7 @@ def run_job(job, results_dir=None, *, device=None, progress=True, data_root=None
     from gendel.gan.results import JobResult, default_results_dir, result_path, usable_results_dir, write_result
     from gendel.gan.devices import hardware, pick_device
 
-    p = _check_job(job)
+    p = check_job(job)
     device = pick_device(device)
     results_dir = default_results_dir(p) if results_dir is None else results_dir
     path = result_path(job, results_dir)
@@ -186,7 +186,7 @@ def run_job(job, results_dir=None, *, device=None, progress=True, data_root=None
         job=job,
         profile=dataclasses.asdict(p),
         provenance=provenance(command=command, hardware=hw, seconds=seconds),
-        data=_data_record(job, models, clf),
+        data=data_record(job, models, clf),
         classifier={"test_accuracy": float(np.mean(clf.predict(models.test_X) == models.test_labels)),
                     "n_test": int(len(models.test_X)),
                     "confidence_real": float(clf.predict_proba(models.test_X).max(1).mean()),

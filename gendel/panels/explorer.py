@@ -36,22 +36,19 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
         'gendel.panels.explorer needs ipywidgets and anywidget: pip install "gendel[widgets]"'
     ) from exc
 
-from gendel.panels.explorer_figures import (LIVE_WIDTH, build_ks_figure, build_maps_figure, build_stats_figure, draw_distributions,
+from gendel.panels.explorer_figures import (build_ks_figure, build_maps_figure, build_stats_figure, draw_distributions,
                                 draw_ks, draw_maps)
-from gendel.panels.base import _LRU, ComputesAhead, Panel  # noqa: F401  (_LRU re-exported)
+from gendel.panels.base import ComputesAhead, Panel
 from gendel.core.dre import DRE_CHOICES
 from gendel.deletion_test.stats import STATISTICS
-from gendel.panels.explorer_state import (  # noqa: F401  (re-exported: the panel's tables and helpers)
+from gendel.panels.explorer_state import (
     DATASETS,
     DEFAULTS,
     DRES,
-    ERROR_LIMITS,
     MAP_MODES,
     R_CHOICES,
     RANGES,
     ExplorerState,
-    describe_dre,
-    describe_settings,
     validate_settings,
 )
 from gendel.synthetic.protocol import QUESTIONS, RATIO_STATISTICS

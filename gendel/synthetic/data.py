@@ -28,8 +28,6 @@ from gendel.gan.images import IMAGE_DATASETS, label_deletion_mask, load_images  
 
 #: The synthetic data sets: name -> how the book writes it. Iterating gives the names.
 DATASETS = {"mog8": "MoG-8", "ckb8": "CKB-8"}
-#: The same dict as :data:`DATASETS` (the name the plotting and widget modules import).
-LABELS = DATASETS
 
 MOG8_ANGLES = 2.0 * np.pi * np.arange(8) / 8.0
 MOG8_MEANS = np.stack([np.cos(MOG8_ANGLES), np.sin(MOG8_ANGLES)], axis=1)

@@ -36,7 +36,7 @@ from gendel.theory.circle import (CircleModel, density_at, density_on_grid, four
 from gendel.theory._repeats import _check_delta, _quantile, _rng
 from gendel.theory.moments import BoundCheck
 from gendel.theory.quadrature import PeriodicGrid
-from gendel.theory.ratio_stability import RatioStabilityRun, RatioSupremumRun, ratio_stability_run, ratio_supremum_run  # noqa: F401
+from gendel.theory.ratio_stability import RatioStabilityRun, RatioSupremumRun, ratio_stability_run, ratio_supremum_run
 
 
 @dataclass

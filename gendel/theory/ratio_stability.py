@@ -39,7 +39,7 @@ class RatioStabilityRun:
     Examples
     --------
     >>> from gendel.theory.circle import CircleModel
-    >>> from gendel.theory.consistency import ratio_stability_run
+    >>> from gendel.theory.ratio_stability import ratio_stability_run
     >>> run = ratio_stability_run(CircleModel(), 200, R=20, grid_size=256)
     >>> run.rs.shape, bool((run.rs <= run.sup_log_1 + run.sup_log_2 + 1e-12).all())   # triangle inequality
     ((20,), True)
@@ -77,7 +77,7 @@ def ratio_stability_run(model, N, *, R=200, scale=0.25, grid_size=4096, seed=0):
     The empirical RS constant stays below 2 log c_N, as Thm. 4 says:
 
     >>> from gendel.theory.circle import CircleModel
-    >>> from gendel.theory.consistency import ratio_stability_run
+    >>> from gendel.theory.ratio_stability import ratio_stability_run
     >>> run = ratio_stability_run(CircleModel(), 200, R=20, grid_size=256)
     >>> round(run.rs_epsilon(delta=0.1), 3), round(run.log_c(delta=0.1), 3)
     (0.456, 0.417)
@@ -168,7 +168,7 @@ class RatioSupremumRun:
     --------
     The supremum never exceeds the direct RC bound:
 
-    >>> from gendel.theory.consistency import ratio_supremum_run
+    >>> from gendel.theory.ratio_stability import ratio_supremum_run
     >>> runs = ratio_supremum_run(200, [0.2, 0.6], R=10, grid_size=256)
     >>> [bool((run.log_sup_rho_hat <= run.direct_bound() + 1e-12).all()) for run in runs]
     [True, True]
@@ -194,7 +194,7 @@ def ratio_supremum_run(N, betas, *, amplitude=0.5, R=100, scale=0.25, grid_size=
     log ||rho_hat||_inf grows with the deletion strength beta, as log ||rho_*||_inf does:
 
     >>> import numpy as np
-    >>> from gendel.theory.consistency import ratio_supremum_run
+    >>> from gendel.theory.ratio_stability import ratio_supremum_run
     >>> runs = ratio_supremum_run(200, [0.2, 0.6], R=10, grid_size=256)
     >>> [(round(float(np.log(run.rho_star_sup)), 2), round(float(np.median(run.log_sup_rho_hat)), 2)) for run in runs]
     [(0.11, 0.09), (0.36, 0.32)]

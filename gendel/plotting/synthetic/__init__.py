@@ -50,21 +50,12 @@ run them, and are re-exported here:
 
 from __future__ import annotations
 
-# Names the chapter's pages read from this module besides its own: the grids and settings of
-# gendel.synthetic.experiments, the data sets' windows and labels, the colours and statistic names.
-from gendel.synthetic.data import EXTENT, LABELS  # noqa: F401
-from gendel.synthetic.experiments import KNN_K, KNN_LAMBDAS, LAMBDAS, SIGMA_C, VARIATIONS  # noqa: F401
-from gendel.synthetic.protocol import QUESTIONS  # noqa: F401
-from gendel.plotting.common import COLORS, LAMBDA_COLORS  # noqa: F401
-from gendel.plotting.maps import RATIO_ZMAX  # noqa: F401
 from gendel.plotting.synthetic.ks import ks_curve_figure, ks_panels_figure, variation_figure
 from gendel.plotting.synthetic.ratio_maps import bandwidth_maps_figure, ratio_maps_figure, setup_figure, true_density_figure
 from gendel.plotting.synthetic.ridgelines import acceptance_figure, ridgeline_figure
-from gendel.plotting.synthetic.settings import (DATASET_LABELS, FAMILY_LABELS, KS_CRITICAL_5, M, N, R, SEED, SIGMA_A,
-                       claim_verdict, sample_color)
-from gendel.plotting.synthetic.sliders import LEVELS as _LEVELS, color_codes as _codes, typed_array as _typed  # noqa: F401  (old names)
+from gendel.plotting.synthetic.settings import KS_CRITICAL_5, M, N, R, SEED, SIGMA_A, sample_color
 
-__all__ = ["DATASET_LABELS", "FAMILY_LABELS", "KS_CRITICAL_5", "M", "N", "R", "SEED", "SIGMA_A",
-           "acceptance_figure", "bandwidth_maps_figure", "claim_verdict", "ks_curve_figure", "ks_panels_figure",
+__all__ = ["KS_CRITICAL_5", "M", "N", "R", "SEED", "SIGMA_A",
+           "acceptance_figure", "bandwidth_maps_figure", "ks_curve_figure", "ks_panels_figure",
            "ratio_maps_figure", "ridgeline_figure", "sample_color", "setup_figure", "true_density_figure",
            "variation_figure"]

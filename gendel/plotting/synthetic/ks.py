@@ -21,7 +21,9 @@ from gendel.synthetic.protocol import QUESTIONS, RATIO_STATISTICS
 from gendel.plotting.common import LAMBDA_COLORS, NEUTRALS, readable_figure
 from gendel.plotting.synthetic._common import (_check_question, _family, _finite, _k_ticks, _label_values, _legend_name, _question_sides,
                       _title, _top_legend, _violin, _violin_range, _x_title, VIOLIN_RANGE)
-from gendel.plotting.synthetic.settings import DATASET_LABELS, FAMILY_LABELS, sample_color
+from gendel.core.dre import FAMILY_LABELS
+from gendel.plotting.synthetic.settings import sample_color
+from gendel.synthetic.data import DATASETS
 from gendel.plotting.synthetic.sliders import slider, step_index, typed_array
 
 _KS_FIGURE = {"Q1": "Fig. 4(a)", "Q2": "Fig. 4(b)", "Q3": "Fig. 4(c)"}
@@ -135,7 +137,7 @@ def ks_curve_figure(kbc_sweep, question, stat="lr", *, initial_sigma=None, refer
         _reference_line(fig, reference, row=1, col=1)
     fig.update_layout(
         title=_title(f"{_KS_FIGURE[question] if stat == 'lr' else 'Appendix D'}: KS of {question}, "
-                     f"{DATASET_LABELS.get(st['dataset'], st['dataset'])}",
+                     f"{DATASETS.get(st['dataset'], st['dataset'])}",
                      f"{STATISTICS[stat].label}: {_question_sides(question)}; m = {st['m']}, N = {st['N']}, "
                      f"R = {st['R']}, σ_A = {sigma_a:g} (dotted)"),
         violinmode="overlay", height=640, margin=dict(l=60, r=20, t=135, b=120),
@@ -203,7 +205,7 @@ def ks_panels_figure(sweep_, question, stats=RATIO_STATISTICS, *, title=None, re
     if title is None:
         where = "Appendix D" if family == "kbc" else "Not in the paper"
         title = _title(f"{where}: KS of {question}, {FAMILY_LABELS[family]}, "
-                       f"{DATASET_LABELS.get(st['dataset'], st['dataset'])}",
+                       f"{DATASETS.get(st['dataset'], st['dataset'])}",
                        f"{_question_sides(question)}; m = {st['m']}, N = {st['N']}, R = {st['R']}")
     else:
         title = _title(title)
@@ -252,7 +254,7 @@ def variation_figure(variations, question, stat="lr"):
     fig.update_layout(
         title=_title(f"KS of {question} under other m, N, R (Appendix D)",
                      f"{_question_sides(question)} ({STATISTICS[stat].label}); "
-                     f"{DATASET_LABELS.get(st['dataset'], st['dataset'])}, λ = {st['lam']:g}, KBC"),
+                     f"{DATASETS.get(st['dataset'], st['dataset'])}, λ = {st['lam']:g}, KBC"),
         xaxis_title="KBC bandwidth σ_C", yaxis=dict(title=f"KS statistic, {question}, {STATISTICS[stat].label}",
                                                     range=[0, 1.03]),
         # The legend goes under the plot: inside it would cover the curves, which fill the top of

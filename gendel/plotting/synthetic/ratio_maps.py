@@ -23,7 +23,7 @@ from gendel.synthetic.protocol import check_protocol
 from gendel.plotting.common import COLORS, readable_figure
 from gendel.plotting.maps import RATIO_ZMAX, ratio_colorscale, square_axes
 from gendel.plotting.synthetic._common import _grid, _title
-from gendel.plotting.synthetic.settings import DATASET_LABELS
+from gendel.synthetic.data import DATASETS
 from gendel.plotting.synthetic.sliders import code_trace_style, color_codes, slider, step_index, typed_codes
 
 
@@ -91,7 +91,7 @@ def setup_figure(protocol, X, deleted, exact, *, resolution=72):
         coloraxis=dict(colorscale="Viridis", cmin=0.0, cmax=zmax,
                        colorbar=dict(title=dict(text="density<br>(a)–(d)"), x=1.02, y=1.0, yanchor="top",
                                      len=0.43, thickness=12)),
-        title=_title(f"{'Fig. 2' if dataset == 'mog8' else 'Appendix D.2'}: setup of {DATASET_LABELS[dataset]}"
+        title=_title(f"{'Fig. 2' if dataset == 'mog8' else 'Appendix D.2'}: setup of {DATASETS[dataset]}"
                      + ("" if variance is None else f", other reading: variance {variance:g}"),
                      f"λ = {lam:g}, N = {N}, KDE bandwidth σ_A = {sigma_a:g}, seed {seed}"
                      + ("" if variance is None else f", component variance {variance:g} (std {variance ** 0.5:.2g})")),
@@ -131,7 +131,7 @@ def true_density_figure(dataset, lams=(0.9, 0.8, 0.7, 0.6, 0.5), *, resolution=6
     fig.update_layout(
         coloraxis=dict(colorscale="Viridis", cmin=0.0, cmax=float(max(z.max() for z in zs)),
                        colorbar=dict(title=dict(text="density"), thickness=12, len=0.9)),
-        title=_title(f"Appendix D: p<sub>*</sub> and p<sub>*</sub>′ of {DATASET_LABELS[dataset]}",
+        title=_title(f"Appendix D: p<sub>*</sub> and p<sub>*</sub>′ of {DATASETS[dataset]}",
                      "p<sub>*</sub>′ for each λ; a larger λ means less data deleted"),
         height=250 * rows + 100, margin=dict(l=50, r=60, t=90, b=40),
     )
@@ -186,7 +186,7 @@ def ratio_maps_figure(maps, *, initial_lam=0.6):
              for i, lam in enumerate(lams)]
     fig.update_layout(
         title=_title(f"{'Fig. 3 and Appendix D' if p.dataset == 'mog8' else 'Appendix D.2'}: ratio maps, "
-                     f"{DATASET_LABELS[p.dataset]}",
+                     f"{DATASETS[p.dataset]}",
                      f"ρ̂ and ρ̂<sub>ℰ</sub>; N = {p.N}, σ_A = {p.sigma_a:g}, seed {p.seed}; white: ratio 1, "
                      "red: mass removed by the deletion"),
         sliders=[slider(steps, "λ = ", active, pad_t=45)],
@@ -240,7 +240,7 @@ def bandwidth_maps_figure(maps, *, initial_sigma=0.075):
                         list(range(n, 2 * n))])
              for j, s in enumerate(sigmas)]
     fig.update_layout(
-        title=_title(f"Fig. 3 for every λ: KBC bandwidths, {DATASET_LABELS[p.dataset]}",
+        title=_title(f"Fig. 3 for every λ: KBC bandwidths, {DATASETS[p.dataset]}",
                      f"top: ρ̂; bottom: KBC ρ̂<sub>ℰ</sub> for the σ_C of the slider (Fig. 3: 0.075, 0.125); "
                      f"N = {p.N}, σ_A = {p.sigma_a:g}"),
         sliders=[slider(steps, "σ_C = ", active, pad_t=40)],

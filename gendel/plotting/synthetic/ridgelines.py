@@ -19,7 +19,9 @@ from gendel.synthetic.protocol import QUESTIONS
 from gendel.plotting.common import LAMBDA_COLORS, readable_figure, rgba
 from gendel.plotting.synthetic._common import (_check_question, _family, _finite, _k_ticks, _label_values, _legend_name, _question_sides,
                       _title, _top_legend, _x_title)
-from gendel.plotting.synthetic.settings import DATASET_LABELS, FAMILY_LABELS, sample_color
+from gendel.core.dre import FAMILY_LABELS
+from gendel.plotting.synthetic.settings import sample_color
+from gendel.synthetic.data import DATASETS
 from gendel.plotting.synthetic.sliders import slider, step_index
 
 
@@ -145,7 +147,7 @@ def ridgeline_figure(sweeps, question, stats=("lr", "asc-tlogt"), *, lams=None, 
     st = sweeps[families[0]].results[0][0].settings
     if title is None:
         name = {"Q2": "Fig. 5", "Q3": "Fig. 6"}.get(question, "Distributions")
-        title = _title(f"{name} and Appendix D: {DATASET_LABELS.get(st['dataset'], st['dataset'])}",
+        title = _title(f"{name} and Appendix D: {DATASETS.get(st['dataset'], st['dataset'])}",
                        f"{_question_sides(question)} over R = {st['R']} repeats; m = {st['m']}, N = {st['N']}; "
                        "KS of each row on its right")
     else:
@@ -356,7 +358,7 @@ def acceptance_figure(sweeps_by_dataset):
     datasets = list(sweeps_by_dataset)
     fams = ["kbc", "knn"]
     fig = make_subplots(rows=len(datasets), cols=2, horizontal_spacing=0.08, vertical_spacing=0.2,
-                        subplot_titles=[f"{DATASET_LABELS.get(d, d)}: {FAMILY_LABELS[f]}" for d in datasets for f in fams])
+                        subplot_titles=[f"{DATASETS.get(d, d)}: {FAMILY_LABELS[f]}" for d in datasets for f in fams])
     for r, d in enumerate(datasets, start=1):
         for c, f in enumerate(fams, start=1):
             sw = sweeps_by_dataset[d][f]

@@ -1,4 +1,4 @@
-"""The settings, labels and verdict rule shared by the pages of the synthetic-data chapter.
+"""The settings and colours shared by the figures of the synthetic-data chapter.
 
 The grids the pages sweep (``LAMBDAS``, ``SIGMA_C``, ``KNN_K``, ...) are constants of
 :mod:`gendel.synthetic.experiments`; this module holds the single settings of the paper's §5.1 protocol
@@ -7,9 +7,7 @@ and the yardstick of the KS plots.
 
 from __future__ import annotations
 
-from gendel.claims.base import ks_critical, verdict
-from gendel.synthetic.data import DATASETS
-from gendel.core.dre import DRE_CHOICES
+from gendel.claims.base import ks_critical
 from gendel.synthetic.protocol import PAPER
 from gendel.plotting.common import COLORS
 
@@ -20,25 +18,6 @@ N, M, R, SIGMA_A, SEED = PAPER.N, PAPER.m, PAPER.R, PAPER.sigma_a, PAPER.seed
 #: sqrt(2 / R) * K^{-1}(0.95) (K the Kolmogorov distribution): the yardstick of the chapter.
 KS_CRITICAL_5 = ks_critical(R)
 
-DATASET_LABELS = DATASETS  # the same dict as gendel.synthetic.data.DATASETS
-#: Short names of the two DRE families the chapter sweeps.
-FAMILY_LABELS = {kind: DRE_CHOICES[kind].short for kind in ("kbc", "knn")}
-
-
-def claim_verdict(passed, total):
-    """The verdict of a claim checked on ``total`` cases: "holds", "partly" or "does not hold".
-
-    :func:`gendel.claims.verdict`, except that a claim with no checked case is an error here
-    (the chapter's pages always check at least one).
-
-    Examples
-    --------
-    >>> claim_verdict(3, 3), claim_verdict(1, 3), claim_verdict(0, 3)
-    ('holds', 'partly', 'does not hold')
-    """
-    if total <= 0:
-        raise ValueError(f"a claim needs at least one checked case; got total={total}")
-    return verdict(passed, total)
 
 
 def sample_color(question, key):
@@ -57,5 +36,5 @@ def sample_color(question, key):
     return COLORS[key[0]]
 
 
-__all__ = ["DATASET_LABELS", "FAMILY_LABELS", "KS_CRITICAL_5", "M", "N", "R", "SEED", "SIGMA_A",
-           "claim_verdict", "sample_color"]
+__all__ = ["KS_CRITICAL_5", "M", "N", "R", "SEED", "SIGMA_A",
+           "sample_color"]
