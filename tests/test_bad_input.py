@@ -235,12 +235,13 @@ def test_an_alpha_of_1e_300_gets_a_readable_message(fitted):
 # The §5.1 protocol and sweeps
 
 
-def test_the_protocol_refuses_a_dre_that_returns_one_value_for_n_points():
+@pytest.mark.parametrize("value, said", [(0.0, "a single number"), (None, "None")], ids=["one value", "None"])
+def test_the_protocol_refuses_a_dre_that_returns_one_value_for_n_points(value, said):
     p = Protocol("mog8", lam=0.5, N=40, m=10, R=3)
     X, deleted, *_ = shared(p)
     dre = KNNClassifierDRE(k=3).fit(X, deleted)
-    dre.log_ratio = lambda Y: 0.0  # one number for every set of points: the samples would follow p_hat
-    with pytest.raises(ValueError, match=r"the DRE's log_ratio\(Y\) returned a single number for 2 points"):
+    dre.log_ratio = lambda Y: value  # one value for every set of points: Y_D would follow p_hat
+    with pytest.raises(ValueError, match=rf"the DRE's log_ratio\(Y\) returned {said}"):
         log_ratios(p, dre)
 
 
