@@ -84,6 +84,25 @@ def test_a_refused_null_runs_with_max_seconds_none_and_a_short_one_is_not_refuse
     assert np.array_equal(anyway.null_distribution(20), default.null_distribution(20))  # the same numbers
 
 
+def test_a_long_null_simulation_shows_progress_and_a_short_one_none(fitted, monkeypatch):
+    from gendel.deletion_test import decision
+
+    p, exact = fitted
+    shown = []
+    real = decision.progress_bar
+
+    def recording(*args, enabled=True, **kwargs):
+        shown.append(enabled)
+        return real(*args, enabled=enabled, **kwargs)
+
+    monkeypatch.setattr(decision, "progress_bar", recording)
+    monkeypatch.setattr(decision, "_PROGRESS_FROM_SECONDS", 0.0)  # every simulation is "long"
+    long = DeletionTest(p, exact, n_null=99, rng=0, n_pilot=200).null_distribution(20)
+    monkeypatch.setattr(decision, "_PROGRESS_FROM_SECONDS", 1e9)
+    short = DeletionTest(p, exact, n_null=99, rng=0, n_pilot=200).null_distribution(20)
+    assert shown == [True, False] and np.array_equal(long, short)
+
+
 def test_a_pilot_of_hours_is_refused_before_it_draws(fitted):
     p, exact = fitted
     with pytest.raises(ValueError, match=r"n_pilot=10000000000 pilot draws would take about .* use a smaller n_pilot"):
