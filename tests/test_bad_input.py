@@ -140,8 +140,8 @@ def test_alg1_refuses_log_ratios_that_are_not_one_per_point(fitted, log_ratio, s
 def test_alg1_refuses_a_model_that_draws_other_than_n_points(fitted, draw):
     p, exact = fitted
     sampler = ApproximateDeletion(FakeModel(lambda n, rng: draw(p, n, rng)), exact)
-    with pytest.raises(ValueError, match=r"the model's sample\(\d+, rng=\.\.\.\) returned an array of shape .*, not \d+ "
-                                         r"points"):
+    with pytest.raises(ValueError, match=r"the model's sample\(\d+, rng=\.\.\.\) returned an array of shape .*, "
+                                         r"not \d+ points"):
         sampler.sample(50, rng=0)
 
 

@@ -56,7 +56,8 @@ def _largest_pilot_ratio(sampler):
     cannot be had. For error messages only: it tells a B that is too large from too many samples."""
     try:
         Y = np.asarray(sampler.model.sample(PILOT_SIZE, rng=np.random.default_rng(2**31 - 1)))
-        return float(np.exp(np.max(_real(sampler.dre.log_ratio(Y), "the DRE's log_ratio(Y)"))))
+        with np.errstate(over="ignore"):  # a log ratio beyond 709 reads as inf
+            return float(np.exp(np.max(_real(sampler.dre.log_ratio(Y), "the DRE's log_ratio(Y)"))))
     except Exception:  # noqa: BLE001 - a message must not fail
         return None
 
@@ -358,8 +359,8 @@ class ApproximateDeletion(Estimator):
                 raise ValueError(
                     f"Alg. 1 for m={m} samples would take about {duration_text(estimate[1])} here: about "
                     f"{estimate[0]:.3g} proposals (the acceptance rate of a pilot batch is {m / estimate[0]:.3g} with "
-                    f"B={self.bound_:g}) at {duration_text(estimate[2])} each, more than max_seconds={self.max_seconds:g} "
-                    f"({duration_text(self.max_seconds)}). "
+                    f"B={self.bound_:g}) at {duration_text(estimate[2])} each, more than "
+                    f"max_seconds={self.max_seconds:g} ({duration_text(self.max_seconds)}). "
                     + _too_many(self, m, "pass max_seconds=None (or a larger number) to run it anyway")
                 )
         log_bound = math.log(self.bound_)
