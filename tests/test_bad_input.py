@@ -264,6 +264,18 @@ def test_the_protocol_refuses_a_dre_that_returns_one_value_for_n_points(value, s
         log_ratios(p, dre)
 
 
+class MisshapenDRE(KNNClassifierDRE):
+    """A kNN DRE whose log ratios come as a column, shape (n, 1)."""
+
+    def log_ratio(self, Y):
+        return super().log_ratio(Y)[:, None]
+
+
+def test_a_run_of_the_protocol_refuses_a_dre_whose_log_ratios_have_the_wrong_shape():
+    with pytest.raises(ValueError, match=r"the DRE's log_ratio\(Y\) returned an array of shape \(2, 1\) for 2 points"):
+        synthetic_statistics(Protocol("mog8", lam=0.5, N=40, m=10, R=3), MisshapenDRE(k=3))
+
+
 @pytest.mark.parametrize("lams", [0.5, "0.5"], ids=["a number", "a string"])
 def test_sweep_says_lams_is_a_sequence(lams):
     with pytest.raises(TypeError, match=r"lams must be a sequence of numbers in \(0, 1\], one row each, e.g. "
