@@ -250,6 +250,41 @@ def check_deletion(deleted, n):
     return mask
 
 
+def memory_bytes():
+    """This machine's physical memory in bytes, or None where the system does not say.
+
+    Examples
+    --------
+    >>> memory_bytes() is None or memory_bytes() > 2**20
+    True
+    """
+    import os
+
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+def check_memory(nbytes, what, advice):
+    """Refuse an array of ``nbytes`` bytes that cannot fit in this machine's memory, before allocating it.
+
+    ``what`` names the array in the message and ``advice`` says what to do instead.
+
+    Examples
+    --------
+    >>> check_memory(10**6, "the images", "draw fewer")             # a megabyte: nothing happens
+    >>> check_memory(10**18, "sample(m=10**14)", "draw fewer at a time")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: sample(m=10**14) would hold 1e+06 TB, more than this machine's ... of memory: draw fewer at a time
+    """
+    total = memory_bytes()
+    if total is not None and nbytes > total:
+        raise ValueError(f"{what} would hold {nbytes / 1e12:.3g} TB, more than this machine's {total / 2**30:.3g} GiB "
+                         f"of memory: {advice}")
+
+
 class NotFittedError(ValueError, AttributeError):
     """An estimator or model was used before ``fit``.
 

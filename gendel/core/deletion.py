@@ -18,6 +18,7 @@ import warnings
 
 import numpy as np
 
+from gendel._progress import duration_text
 from gendel._validation import Estimator, NotFittedError, check_count, check_positive, check_rng, is_fitted, plain
 from gendel.deletion_test.stats import _real
 
@@ -55,9 +56,37 @@ def _largest_pilot_ratio(sampler):
     cannot be had. For error messages only: it tells a B that is too large from too many samples."""
     try:
         Y = np.asarray(sampler.model.sample(PILOT_SIZE, rng=np.random.default_rng(2**31 - 1)))
-        return float(np.exp(np.max(_real(sampler.dre.log_ratio(Y), "the DRE's log_ratio(Y)"))))
+        with np.errstate(over="ignore"):  # a log ratio beyond 709 reads as inf
+            return float(np.exp(np.max(_real(sampler.dre.log_ratio(Y), "the DRE's log_ratio(Y)"))))
     except Exception:  # noqa: BLE001 - a message must not fail
         return None
+
+
+def _ratio_text(log_ratio):
+    """exp(``log_ratio``) for a message, without overflowing: "e^(1e+300)" beyond the float range."""
+    return f"{math.exp(log_ratio):.3g}" if log_ratio < 709 else f"e^({log_ratio:.3g})"
+
+
+def _outputs_text(dre, Y, log_r):
+    """What a DRE's ``log_ratio(Y)`` returned instead of one number per point, for a message."""
+    if np.ndim(log_r) == 0:
+        try:
+            if dre.log_ratio(Y[:2]) is None:
+                return "None (does log_ratio lack a return statement?)"
+        except Exception:  # noqa: BLE001 - a message must not fail
+            pass
+        return "a single number"
+    return f"an array of shape {np.shape(log_r)}"
+
+
+def _outputs_error(dre, Y, log_r, n):
+    """The message for a model that drew other than ``n`` points, or a DRE whose log ratios are not one
+    number per point (Alg. 1 would otherwise broadcast them, or accept every proposal alike)."""
+    if np.shape(Y)[:1] != (n,):
+        return (f"the model's sample({n}, rng=...) returned an array of shape {np.shape(Y)}, not {n} points: "
+                "sample(m, rng=...) must return an array of m points, one per row (shape (m, ...))")
+    return (f"the DRE's log_ratio(Y) returned {_outputs_text(dre, Y, log_r)} for {n} points of shape {np.shape(Y)}; "
+            f"it must return one log ratio per point, an array of shape ({n},)")
 
 
 def _too_many(sampler, m, anyway):
@@ -269,13 +298,17 @@ class ApproximateDeletion(Estimator):
         rng = np.random.default_rng(2**31 - 1)
         t0 = time.perf_counter()
         Y = np.asarray(self.model.sample(PILOT_SIZE, rng=rng))
+        if np.shape(Y)[:1] != (PILOT_SIZE,):
+            raise ValueError(_outputs_error(self.dre, Y, None, PILOT_SIZE))
         log_r = _real(self.dre.log_ratio(Y), "the DRE's log_ratio(Y)")
+        if np.shape(Y)[:1] != (PILOT_SIZE,) or np.shape(log_r) != (PILOT_SIZE,):
+            raise ValueError(_outputs_error(self.dre, Y, log_r, PILOT_SIZE))
         per_proposal = (time.perf_counter() - t0) / PILOT_SIZE
         accept = float(np.mean(np.minimum(np.exp(np.minimum(log_r - math.log(self.bound_), 0.0)), 1.0)))
         if accept == 0.0:
             raise RuntimeError(
                 f"none of {PILOT_SIZE} trial proposals could be accepted: rho_hat_E(y) / B is 0 on all of them "
-                f"(largest rho_hat_E {math.exp(np.max(log_r)):.3g}, B = {self.bound_:g}). B is far too large for "
+                f"(largest rho_hat_E {_ratio_text(np.max(log_r))}, B = {self.bound_:g}). B is far too large for "
                 "this DRE, or the DRE is 0 where the model puts its mass; use B close to the largest ratio"
             )
         proposals = m / accept
@@ -324,9 +357,10 @@ class ApproximateDeletion(Estimator):
             estimate = self._pilot(m)
             if self.max_seconds is not None and estimate[1] > self.max_seconds:
                 raise ValueError(
-                    f"Alg. 1 for m={m} samples would take about {estimate[1]:.0f} s here: about {estimate[0]:.3g} "
-                    f"proposals (the acceptance rate of a pilot batch is {m / estimate[0]:.3g} with B={self.bound_:g}) "
-                    f"at {estimate[2] * 1e3:.3g} ms each, more than max_seconds={self.max_seconds:g}. "
+                    f"Alg. 1 for m={m} samples would take about {duration_text(estimate[1])} here: about "
+                    f"{estimate[0]:.3g} proposals (the acceptance rate of a pilot batch is {m / estimate[0]:.3g} with "
+                    f"B={self.bound_:g}) at {duration_text(estimate[2])} each, more than "
+                    f"max_seconds={self.max_seconds:g} ({duration_text(self.max_seconds)}). "
                     + _too_many(self, m, "pass max_seconds=None (or a larger number) to run it anyway")
                 )
         log_bound = math.log(self.bound_)
@@ -351,8 +385,12 @@ class ApproximateDeletion(Estimator):
                     rng.bit_generator.state = first["state"]
                 else:
                     Y = np.asarray(self.model.sample(batch, rng=rng))
+                    if np.shape(Y)[:1] != (batch,):
+                        raise ValueError(_outputs_error(self.dre, Y, None, batch))
                     log_r = _real(self.dre.log_ratio(Y), "the DRE's log_ratio(Y)")
                     u = rng.random(batch)
+                if np.shape(Y)[:1] != (batch,) or np.shape(log_r) != (batch,):
+                    raise ValueError(_outputs_error(self.dre, Y, log_r, batch))
                 if np.isnan(log_r).any():
                     raise ValueError("the DRE returned NaN log ratios; it cannot be used for rejection sampling")
                 keep = log_r > log_bound + np.log(u)  # rho_hat_E(y) > B u, in log space
@@ -377,7 +415,7 @@ class ApproximateDeletion(Estimator):
         if exceeded:
             warnings.warn(
                 f"rho_hat_E exceeded B={self.bound_:g} on {self.bound_exceeded_:.2%} of the proposals (B is too "
-                f"small: the largest ratio was {math.exp(largest):.3g}): the samples follow min(rho_hat_E, B) * p_hat, "
+                f"small: the largest ratio was {_ratio_text(largest)}): the samples follow min(rho_hat_E, B) * p_hat, "
                 "not rho_hat_E * p_hat; use a larger bound",
                 RuntimeWarning,
                 stacklevel=3,
@@ -392,7 +430,7 @@ class ApproximateDeletion(Estimator):
             raise RuntimeError(
                 f"{where}, far below 1/B = {1 / self.bound_:.2e}, the rate of a normalised ratio. The DRE is nearly 0 "
                 f"where the model puts its mass, or B is far too large (the largest ratio seen was "
-                f"{math.exp(largest):.3g}, B = {self.bound_:g}); check the DRE and the bound"
+                f"{_ratio_text(largest)}, B = {self.bound_:g}); check the DRE and the bound"
             )
         raise RuntimeError(
             f"{where}, about 1/B = {1 / self.bound_:.2e} as expected: max_proposals is too small for m. These "

@@ -70,6 +70,10 @@ def check_null_size(n_null, alpha):
     """
     if 1.0 / (1.0 + n_null) > alpha:
         need = math.ceil(1.0 / alpha) - 1
+        if need > 10**7:
+            raise ValueError(f"alpha={alpha:g} is too small for a Monte-Carlo test: it could reject only with "
+                             f"n_null >= {need:.3g} simulated statistics, 1/(1 + n_null) <= alpha. Use a level such "
+                             "as 0.05 or 0.001, or method='asymptotic' (LR, ASC) for a normal-approximation p-value")
         raise ValueError(f"with n_null={n_null} the smallest Monte-Carlo p-value is 1/(1 + n_null) = "
                          f"{1 / (1 + n_null):.3g} > alpha={alpha:g}: the test could never reject. "
                          f"Use n_null >= {need} (1000 or more for a stable critical value)")
@@ -254,7 +258,8 @@ def type_one_band(n_rep, n_null, alpha, level=0.99):
     n_rep, n_null = check_count(n_rep, "n_rep"), check_count(n_null, "n_null")
     k = math.floor(alpha * (n_null + 1) + 1e-9)
     if k < 1:
-        raise ValueError(f"n_null={n_null} is too small for a test at alpha={alpha:g}; use n_null >= {math.ceil(1 / alpha) - 1}")
+        raise ValueError(f"n_null={n_null} is too small for a test at alpha={alpha:g}; use n_null >= "
+                         f"{math.ceil(1 / alpha) - 1:.{3 if alpha < 1e-7 else 12}g}")
     law = _sps.betabinom(n_rep, k, n_null + 1 - k)
     tail = (1.0 - level) / 2.0
     return float(law.ppf(tail)) / n_rep, float(law.isf(tail)) / n_rep

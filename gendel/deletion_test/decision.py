@@ -50,12 +50,14 @@ Gretton et al. (2012) on the observed Y and Y_hat.
 from __future__ import annotations
 
 import math
+import time
 import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from gendel._validation import MAX_COORDINATE, check_bandwidth, check_count, check_fitted
+from gendel._progress import duration_text, progress_bar
+from gendel._validation import MAX_COORDINATE, check_bandwidth, check_count, check_fitted, check_memory, check_positive
 from gendel.deletion_test.calibration import (PowerResult, check_alpha, check_null_size, monte_carlo_p_values,
                                               normal_p_values, null_spread)
 from gendel.deletion_test.mmd import median_bandwidth, mmd2_batch, permutation_mmd2
@@ -69,6 +71,11 @@ MMD_KERNELS = ("rbf", "laplacian")
 _CHUNK_POINTS = 50_000
 #: An estimated direction within this many standard errors of 0 gets a warning.
 _DIRECTION_NOISE = 2.0
+#: From this many pilot draws on, a small batch of the model (and the DRE) is timed first, so that a
+#: pilot longer than ``max_seconds`` is refused before it starts.
+_TIME_PILOT_FROM = 100_000
+#: Simulations (null samples, power) estimated to take longer than this, in seconds, show a progress bar.
+_PROGRESS_FROM_SECONDS = 10.0
 
 
 @dataclass(frozen=True)
@@ -123,6 +130,17 @@ class TestResult:
 
 def _plural(n, one, many):
     return f"{n} {one if n == 1 else many}"
+
+
+def _returned(values):
+    """What a DRE's log_ratio returned, for a message."""
+    if values is None:
+        return "None (does log_ratio lack a return statement?)"
+    if np.ndim(values) == 0:
+        return "a single number"
+    return f"log ratios of shape {np.shape(values)}"
+
+
 class DeletionTest:
     """A calibrated test of H0: q = p_hat against H1': q = rho_hat_E * p_hat (§4).
 
@@ -152,6 +170,12 @@ class DeletionTest:
         Model draws used once, when the test is made, for the direction of an ``"estimated"``
         statistic, the asymptotic moments and the median heuristic. They also check that the
         DRE takes the model's samples.
+    max_seconds : float or None
+        Refuse a simulation (the null sample of one m, the draws of :meth:`power`) estimated to
+        take longer (default 3600 s), with the estimate; the time of one model draw (and the DRE
+        on it) is measured on the pilot draws. ``None`` runs whatever it costs. A simulation
+        estimated at over 10 s shows a progress bar. From 100,000 pilot draws on, a small batch is
+        timed first and a pilot that would take longer is refused too.
 
     Attributes
     ----------
@@ -180,7 +204,7 @@ class DeletionTest:
     """
 
     def __init__(self, model, dre, *, statistic="lr", n_null=1000, rng=None, kernel="rbf", bandwidth=None,
-                 n_pilot=10_000):
+                 n_pilot=10_000, max_seconds=3600.0):
         if statistic not in STATISTICS:
             raise ValueError(f"statistic must be one of {tuple(STATISTICS)}; got {statistic!r}")
         spec = STATISTICS[statistic]
@@ -209,12 +233,17 @@ class DeletionTest:
         self.n_pilot = check_count(n_pilot, "n_pilot", minimum=100)
         if isinstance(rng, bool) or not (rng is None or isinstance(rng, (int, np.integer, np.random.Generator))):
             raise TypeError(f"rng must be a numpy.random.Generator, an int seed or None; got {rng!r}")
+        if isinstance(rng, (int, np.integer)) and rng < 0:
+            raise ValueError(f"rng must be a numpy.random.Generator, a non-negative int seed or None; got {rng!r}")
+        self.max_seconds = None if max_seconds is None else check_positive(max_seconds, "max_seconds")
         self._spec = spec
         self._rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
         # The pilot and the null of each m get their own stream derived from one base seed, so a
         # null sample does not depend on which calls came before it.
         self._base_seed = int(self._rng.integers(2**63))
         self._nulls = {}
+        if self.n_pilot >= _TIME_PILOT_FROM:
+            self._check_pilot_cost()
         self._pilot()
 
     def __repr__(self):
@@ -230,7 +259,43 @@ class DeletionTest:
         return 1 if self._spec.needs_ratio else 2  # MMD²_u averages over pairs i != j
 
     def _sample(self, n, rng=None):
-        return np.asarray(self.model.sample(n, rng=self._rng if rng is None else rng))
+        return self._checked_draws(self.model.sample(n, rng=self._rng if rng is None else rng), n, "the model")
+
+    def _checked_draws(self, draws, n, source):
+        """``draws`` as an array, refused unless it holds n samples (of the pilot's shape, once known)."""
+        draws = np.asarray(draws)
+        shape = getattr(self, "sample_shape_", None)
+        if draws.ndim < 2 or len(draws) != n or (shape is not None and draws.shape[1:] != shape):
+            expected = f"({n}, {', '.join(map(str, shape))})" if shape is not None else f"({n}, ...)"
+            raise ValueError(f"{source}'s sample({n}, rng=...) returned an array of shape {draws.shape}; it must "
+                             f"return {n} samples, one per row, of shape {expected} (points (n, d), images "
+                             "(n, 1, 28, 28), ...)")
+        return draws
+
+    def _check_pilot_cost(self):
+        """Time a small batch of the model and the DRE (a private stream: the test's are untouched) and
+        refuse ``n_pilot`` draws that would take longer than ``max_seconds`` or not fit in memory."""
+        k = 256
+        t0 = time.perf_counter()
+        draws = self._checked_draws(self.model.sample(k, rng=np.random.default_rng(2**31 - 1)), k, "the model")
+        if self._spec.needs_ratio:
+            self.dre.log_ratio(draws)
+        seconds = (time.perf_counter() - t0) / k * self.n_pilot
+        if self.max_seconds is not None and seconds > self.max_seconds:
+            raise ValueError(f"n_pilot={self.n_pilot} pilot draws would take about {duration_text(seconds)} here "
+                             f"(timed on {k} draws), more than max_seconds={self.max_seconds:g}; use a smaller "
+                             "n_pilot (the default 10000 is plenty), or pass max_seconds=None to run it anyway")
+        check_memory(self.n_pilot * draws[0].nbytes, f"n_pilot={self.n_pilot} pilot draws",
+                     "use a smaller n_pilot (the default 10000 is plenty)")
+
+    def _seconds(self, sets, m):
+        """The estimated seconds of ``sets`` statistics of m samples: the draws (and the DRE on them) at the
+        pilot's speed, plus, for MMD, the kernel matrices at the speed of one timed on pilot draws."""
+        draws = sets * m * (2 if self._spec.needs_reference else 1)
+        seconds = draws * self._seconds_per_draw
+        if not self._spec.needs_ratio:
+            seconds += sets * 3 * m * m * self._seconds_per_entry
+        return seconds
 
     def _stream(self, *key):
         """An independent random stream for one part of the test (the pilot, the null of one m)."""
@@ -243,13 +308,11 @@ class DeletionTest:
             raise ValueError(f"the DRE was fitted on points of dimension {dim}, but the model draws points of "
                              f"dimension {draws.shape[1]}: fit the DRE on X and X' of the model's data")
         try:
-            log_r = np.asarray(self.dre.log_ratio(draws), dtype=float)
+            log_r = self.dre.log_ratio(draws)
         except (TypeError, ValueError) as exc:
             raise ValueError(f"the DRE cannot evaluate samples of the model (shape {draws.shape[1:]}): {exc}. "
                              "Fit the DRE on data shaped like the model's samples") from exc
-        if log_r.shape != (len(draws),):
-            raise ValueError(f"the DRE returned log ratios of shape {log_r.shape} for {len(draws)} model samples; "
-                             f"log_ratio(Y) must return one number per sample, shape ({len(draws)},)")
+        log_r = self._real_log_ratios(log_r, len(draws), "model samples")
         if np.isnan(log_r).any():
             raise ValueError("the DRE returned NaN log ratios on the model's samples")
         if np.isposinf(log_r).any():
@@ -288,13 +351,25 @@ class DeletionTest:
 
     def _pilot(self):
         """Set direction_, the asymptotic moments and the MMD bandwidth from n_pilot model draws."""
+        t0 = time.perf_counter()
         draws = self._sample(self.n_pilot, self._stream(0))
+        bad = ~np.isfinite(draws.reshape(len(draws), -1)).all(axis=1)
+        if bad.any():
+            raise ValueError(f"{int(bad.sum())} of the model's {self.n_pilot} pilot draws hold NaN or infinite values: "
+                             "a model's samples are finite numbers; check the model (a GAN whose training diverged "
+                             "draws NaN)")
         self.sample_shape_ = draws.shape[1:]
         self._moments = None
         if not self._spec.needs_ratio:
+            self._seconds_per_draw = (time.perf_counter() - t0) / self.n_pilot
+            k = min(100, self.n_pilot // 2)
             self.bandwidth_ = median_bandwidth(draws) if self.bandwidth is None else self.bandwidth
+            t0 = time.perf_counter()
+            mmd2_batch(draws[None, :k], draws[None, k:2 * k], self.kernel, self.bandwidth_)
+            self._seconds_per_entry = (time.perf_counter() - t0) / (3 * k * k)
         else:
             log_r = self._pilot_log_ratio(draws)
+            self._seconds_per_draw = (time.perf_counter() - t0) / self.n_pilot
             values = log_r if self._spec.phi is None else psi(log_r, self._spec.phi)
             finite = np.isfinite(values)
             self._moments = (float(values[finite].mean()), float(values[finite].var()), bool(finite.all()))
@@ -303,10 +378,25 @@ class DeletionTest:
                 return
         self.direction_ = 1  # "greater": large values reject
 
+    def _real_log_ratios(self, values, n, what):
+        """The DRE's ``values`` for n samples as a float array of shape (n,); anything else is refused."""
+        if np.iscomplexobj(values):
+            raise TypeError(f"the DRE returned complex log ratios (dtype {np.asarray(values).dtype}) for {n} {what}: "
+                            "log ratios are real numbers, and the imaginary part would be dropped; check the DRE "
+                            "(or pass np.real(...) if the imaginary part is rounding noise)")
+        if values is None or np.shape(values) != (n,):
+            raise ValueError(f"the DRE returned {_returned(values)} for {n} {what}; log_ratio(Y) must return one "
+                             f"number per sample, shape ({n},)")
+        try:
+            return np.asarray(values, dtype=float)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"the DRE returned log ratios of dtype {np.asarray(values).dtype} for {n} {what}; "
+                            "log_ratio(Y) must return numbers") from exc
+
     def _log_ratio(self, Y):
         """log rho_hat_E of R sets of m samples, Y of shape (R, m, ...): shape (R, m)."""
         R, m = Y.shape[:2]
-        return np.asarray(self.dre.log_ratio(Y.reshape(R * m, *Y.shape[2:])), dtype=float).reshape(R, m)
+        return self._real_log_ratios(self.dre.log_ratio(Y.reshape(R * m, *Y.shape[2:])), R * m, "samples").reshape(R, m)
 
     def _statistics(self, Y, Yhat=None):
         """The statistic for each of R sample sets: Y of shape (R, m, ...), natural scale."""
@@ -315,15 +405,27 @@ class DeletionTest:
         log_hat = self._log_ratio(Yhat) if self._spec.needs_reference else None
         return self._spec.of_log_ratios(log_hat, self._log_ratio(Y))
 
-    def _batched(self, draw, R, m, rng):
-        """Statistics of R sets of m samples drawn by ``draw(n)`` (and m of Y_hat from ``rng``), in chunks."""
+    def _batched(self, draw, R, m, rng, what="the null distribution", advice="", source="the model"):
+        """Statistics of R sets of m samples drawn by ``draw(n)`` (and m of Y_hat from ``rng``), in chunks.
+
+        Refused up front when the estimated time exceeds ``max_seconds`` (``what`` and ``advice`` make the
+        message); shown with a progress bar when it is long."""
+        seconds = self._seconds(R, m)
+        if self.max_seconds is not None and seconds > self.max_seconds:
+            raise ValueError(f"{what} for m={m} would take about {duration_text(seconds)} here ({R} sets of m={m} "
+                             f"model draws{' and as many reference draws' if self._spec.needs_reference else ''}, "
+                             f"{duration_text(self._seconds_per_draw)} per draw as timed on the pilot), more than "
+                             f"max_seconds={self.max_seconds:g}. {advice}pass max_seconds=None to run it anyway")
         chunk = max(1, _CHUNK_POINTS // m)
         if not self._spec.needs_ratio:
             chunk = max(1, min(chunk, 4_000_000 // (4 * m * m)))  # Gram matrices of (2m)^2 entries
         out = []
-        for start in range(0, R, chunk):
+        starts = range(0, R, chunk)
+        bar = progress_bar(starts, enabled=seconds > _PROGRESS_FROM_SECONDS, desc=f"{self._spec.label}, m = {m}",
+                           unit="chunk", leave=False)
+        for start in bar:
             r = min(chunk, R - start)
-            Y = draw(r * m)
+            Y = self._checked_draws(draw(r * m), r * m, source)
             Y = Y.reshape(r, m, *Y.shape[1:])
             # Y_hat ~ p_hat, the reference sample of ASC and MMD
             Yhat = self._sample(r * m, rng).reshape(Y.shape) if self._spec.needs_reference else None
@@ -339,7 +441,11 @@ class DeletionTest:
         """The j-th independent null sample of size m (j = 0 is the one tests use), cached."""
         if (m, j) not in self._nulls:
             rng = self._stream(1, m) if j == 0 else self._stream(1, m, j)
-            self._nulls[m, j] = self._batched(lambda n: self._sample(n, rng), self.n_null, m, rng)
+            self._nulls[m, j] = self._batched(
+                lambda n: self._sample(n, rng), self.n_null, m, rng,
+                what=f"the null distribution (n_null={self.n_null} simulated statistics)",
+                advice="Use a smaller n_null (1000 gives a stable critical value at alpha = 0.05, and the Monte-Carlo "
+                       "p-value is valid at every n_null), method='asymptotic' (LR, ASC), or ")
         return self._nulls[m, j]
 
     def null_distribution(self, m):
@@ -374,7 +480,11 @@ class DeletionTest:
         return alpha
 
     def _check_Y(self, Y):
-        Y = np.asarray(Y)
+        try:
+            Y = np.asarray(Y)
+        except ValueError as exc:  # a ragged sequence: numpy's "inhomogeneous shape"
+            raise ValueError(f"Y must be an array of m samples of one shape, {self.sample_shape_} each; got a sequence "
+                             f"whose samples differ in length or shape ({exc})") from exc
         if np.iscomplexobj(Y):
             raise TypeError(f"Y is complex (dtype {Y.dtype}): samples of a model are real numbers, and the imaginary "
                             "part would be dropped; if it is rounding noise, pass np.real(Y)")
@@ -553,8 +663,13 @@ class DeletionTest:
         n_nulls = check_count(n_nulls, "n_nulls", minimum=1)
         if method == "asymptotic" and n_nulls != 1:
             raise ValueError("n_nulls counts simulated null samples; method='asymptotic' uses none: leave n_nulls=1")
+        if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool) and rng < 0:
+            raise ValueError(f"rng must be a numpy.random.Generator, a non-negative int seed (or a sequence of them) "
+                             f"or None; got {rng!r}")
         alt_rng = self._rng if rng is None else np.random.default_rng(rng)  # also draws the Y_hat of each test
-        statistics = self._batched(lambda n: np.asarray(alternative.sample(n, rng=alt_rng)), n_rep, m, alt_rng)
+        statistics = self._batched(lambda n: np.asarray(alternative.sample(n, rng=alt_rng)), n_rep, m, alt_rng,
+                                   what=f"power() with n_rep={n_rep} tests", advice="Use a smaller n_rep, or ",
+                                   source="the alternative")
         p = self.p_values(statistics, m, method=method)
         if method == "asymptotic":  # no null sample to share; the approximation's own error is not in the interval
             return PowerResult.from_p_values(p, alpha=alpha, m=m, statistics=statistics)

@@ -77,6 +77,11 @@ def median_bandwidth(points, n_max=1000):
     2.0
     """
     sub = np.asarray(points[:n_max]).reshape(min(n_max, len(points)), -1).astype(float)
+    if not np.isfinite(sub).all():
+        bad = int((~np.isfinite(sub).all(axis=1)).sum())
+        raise ValueError(f"the median heuristic gave NaN: {bad} of the {len(sub)} points it uses hold NaN or infinite "
+                         "values; a model's samples are finite numbers: check the model, or pass bandwidth=... "
+                         "explicitly")
     median = float(np.median(np.sqrt(_sqdist(sub, sub))[np.triu_indices(len(sub), 1)]))
     if not median > 0:
         raise ValueError("the median heuristic gave bandwidth 0 (the model's draws coincide); "

@@ -6,7 +6,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from gendel._validation import Estimator, check_count, check_positive, check_rng, plain
+from gendel._validation import Estimator, check_count, check_memory, check_positive, check_rng, plain
 from gendel.gan.networks import Discriminator, Generator
 from gendel.gan.devices import pick_device
 from gendel.gan.checkpoints import (check_checkpoint_dir, config_key, data_fingerprint,
@@ -215,6 +215,8 @@ class DCGAN(Estimator):
         m = check_count(m, "m", minimum=0)
         batch_size = check_count(batch_size, "batch_size")
         rng = check_rng(rng)
+        check_memory(m * 4 * (28 * 28 + self.latent_dim), f"DCGAN.sample(m={m}) (m images of 1 x 28 x 28 float32 and "
+                     f"their latent vectors)", "draw the images in parts, e.g. sample(10_000, rng=rng) in a loop")
         z = rng.standard_normal((m, self.latent_dim), dtype=np.float32)
         self.generator_.eval()
         out = [self.generator_(as_tensor(z[i:i + batch_size], self.device_)).cpu() for i in range(0, m, batch_size)]

@@ -105,6 +105,9 @@ class Profile:
         if isinstance(self.bound, bool) or not isinstance(self.bound, (int, float)) or not self.bound >= 1:
             raise ValueError("bound must be at least 1 (B >= sup ρ̂_ℰ, and a normalised ratio has sup ≥ 1; the paper "
                              f"uses 10); got {self.bound!r}")
+        if self.bound == float("inf"):
+            raise ValueError("bound must be a finite number (the B of Alg. 1, which accepts a proposal with probability "
+                             "ρ̂_ℰ(y) / B: with B = inf it would accept none); the paper uses 10; got inf")
 
     def settings(self):
         """The settings that decide a job's numbers (every field but the name and the grid's

@@ -496,14 +496,23 @@ class Cost:
         s0, s1, v0, v1 = seconds[i - 1], seconds[i], values[i - 1], values[i]
         return float(s0 + (s1 - s0) * (v0 - tv) / (v0 - v1)) if v0 != v1 else float(s1)
 
+    def _check_seconds(self):
+        if not self.fast_seconds > 0:
+            raise ValueError(
+                f"fast deletion took {self.fast_seconds:g} {self.clock} seconds in the result of {self.dataset}, "
+                f"{self.setting}, lam = {self.lam:g}, seed {self.seed}: a speed-up needs a positive time. Its timings "
+                "are damaged or were not measured; remake the result (python -m gendel.gan run ...)")
+
     @property
     def speedup_at_equal_quality(self):
         """Re-training's seconds to reach fast deletion's TV, over fast deletion's seconds."""
+        self._check_seconds()
         return self.retrain_seconds_to_reach(self.fast_tv) / self.fast_seconds
 
     @property
     def speedup_fixed_epochs(self):
         """The paper's comparison: the whole re-training over the whole VDM plus Alg. 1."""
+        self._check_seconds()
         return self.retrain_seconds / self.fast_seconds
 
 
@@ -580,6 +589,10 @@ def provenance_summary(profile, results):
 
     def uniq(values):
         return tuple(sorted({v for v in values}, key=str))
+
+    if not len(results):
+        raise ValueError(f"there are no results of profile {profile!r} to summarise: make them with "
+                         f"python -m gendel.gan grid --profile {profile}, or pass the results to summarise")
 
     train = {}
     if all(not r.legacy for r in results):

@@ -27,11 +27,12 @@ from gendel._progress import progress_bar
 from gendel._validation import check_count
 from gendel.cache import (CacheWarning, cache_path, estimator_config, load_npz, result_fingerprint, save_npz,
                           usable_cache_dir)
-from gendel.core.deletion import ApproximateDeletion
+from gendel.core.deletion import ApproximateDeletion, _outputs_error
 from gendel.core.dre import DRE_CHOICES, DensityRatioEstimator, dre_family, make_dre
 from gendel.deletion_test.stats import STATISTICS, ks_statistic
 from gendel.synthetic import data as _data
-from gendel.synthetic.protocol import KEYS, QUESTIONS, RATIO_STATISTICS, Protocol, check_protocol, log_ratios, setup
+from gendel.synthetic.protocol import (KEYS, QUESTION_TITLES, QUESTIONS, RATIO_STATISTICS, Protocol, check_protocol,
+                                       cost_refusal, log_ratios, setup)
 
 
 @dataclass
@@ -119,10 +120,14 @@ def synthetic_statistics(protocol, dre):
     ((4,), True)
     """
     p, dre = check_protocol(protocol), _check_dre(dre)
+    if cost_refusal(p) is not None:  # before any work: a run of hours or years is refused with its estimate
+        raise ValueError(cost_refusal(p))
     # The cheap part first (data, X', the DRE), so that a run the sampler cannot finish is
     # refused before the m R samples of Y_hat, Y_H0 and Y_H1 are drawn.
     X, deleted, exact = setup(p)
     dre = copy.deepcopy(dre).fit(X, deleted)
+    if np.shape(dre.log_ratio(X[:2])) != (2,):  # a look at two points: one value for all would pass unseen below
+        raise ValueError(_outputs_error(dre, X[:2], dre.log_ratio(X[:2]), 2))
     ApproximateDeletion(exact.pretrained_, dre).check_proposals(p.m * p.R, what=f"m * R = {p.m} * {p.R} = {p.m * p.R}")
     # Y_hat, Y_H0, Y_H1, the first proposals of Alg. 1 and rho_hat on them are shared by all DREs
     # of a protocol (cached); only the DRE's own log ratios and Alg. 1's decisions are new here.
@@ -199,7 +204,21 @@ class Sweep:
     dres: tuple = ()
 
     def ks(self, question, stat="lr"):
-        """KS statistics as an array of shape (len(lams), len(labels))."""
+        """KS statistics as an array of shape (len(lams), len(labels)).
+
+        Examples
+        --------
+        >>> Sweep((0.5,), ("0.1",), [[]]).ks("Q9")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        ValueError: question must be one of ('Q1', 'Q2', 'Q3') ...
+        """
+        if question not in QUESTIONS:
+            raise ValueError(f"question must be one of {tuple(QUESTIONS)} ("
+                             + ", ".join(QUESTION_TITLES[q].split(": ")[1] for q in QUESTIONS) + f"); got {question!r}")
+        if stat not in RATIO_STATISTICS:
+            raise ValueError(f"stat must be one of {RATIO_STATISTICS}, the statistics a run computes from log ratios; "
+                             f"got {stat!r}")
         return np.array([[r.ks[question, stat] for r in row] for row in self.results])
 
     @property
@@ -266,8 +285,16 @@ def sweep(protocol, dres, *, lams=None, labels=None, cache=True, progress=True):
     (True, True)
     """
     protocol = check_protocol(protocol)
+    if lams is not None and (isinstance(lams, (str, bytes)) or not np.iterable(lams)):
+        raise TypeError(f"lams must be a sequence of numbers in (0, 1], one row each, e.g. lams=[{lams!s}] or "
+                        f"lams=(0.6, 0.8); got {lams!r}")
+    if isinstance(dres, DensityRatioEstimator) or hasattr(dres, "log_ratio") or not np.iterable(dres):
+        raise TypeError(f"dres must be a list of DREs, one column each, e.g. [KernelClassifierDRE(bandwidth=0.1)]; got "
+                        f"{dres!r}: for one DRE pass [dre]")
     protocols = [protocol] if lams is None else [protocol.replace(lam=lam) for lam in lams]
     dres = tuple(_check_dre(d) for d in dres)
+    if not dres:
+        raise ValueError("dres is empty: pass at least one DRE, e.g. [KernelClassifierDRE(bandwidth=0.1)]")
     labels = tuple(labels) if labels is not None else tuple(_default_label(d) for d in dres)
     if len(labels) != len(dres):
         raise ValueError(f"got {len(labels)} labels for {len(dres)} DREs")

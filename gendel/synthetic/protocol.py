@@ -46,7 +46,7 @@ import numpy as np
 from gendel.synthetic import data as _data
 from gendel._kernels import spatial_order
 from gendel._validation import check_bandwidth, check_count, check_lambda, check_positive
-from gendel.core.deletion import ApproximateDeletion, first_batch_size
+from gendel.core.deletion import ApproximateDeletion, _outputs_error, first_batch_size
 from gendel.core.dre import ExactKDERatio
 from gendel.deletion_test.stats import STATISTICS, _real
 
@@ -63,6 +63,10 @@ QUESTION_TITLES = {"Q1": "Q1: DRE approximation", "Q2": "Q2: fast deletion", "Q3
 RATIO_STATISTICS = tuple(key for key, statistic in STATISTICS.items() if statistic.needs_ratio)
 #: The (sample, ratio) pairs whose statistics a run computes.
 KEYS = (("H0", "exact"), ("H0", "dre"), ("H1", "exact"), ("H1", "dre"), ("D", "exact"))
+
+#: A run whose kernel sums need more terms than this (:func:`kernel_terms`) is refused before it starts: roughly an
+#: hour of computing, about 600 times the paper's settings. Raise it to run a larger protocol anyway.
+MAX_KERNEL_TERMS = 1e11
 
 _STREAMS = ("data", "mask", "Yhat", "H0", "H1", "D")
 _FIELDS = ("dataset", "lam", "N", "m", "R", "sigma_a", "seed", "variance")
@@ -153,6 +157,45 @@ def check_protocol(protocol):
     if not isinstance(protocol, Protocol):
         raise TypeError(f'expected a Protocol, e.g. Protocol("mog8", lam=0.6, N=400); got {protocol!r}')
     return protocol
+
+
+def kernel_terms(protocol):
+    """An upper bound on the Gaussian kernel terms of one run: N (N + 4 m R).
+
+    The KDEs and kernel DREs sum over the N training points for each of the N training points
+    (fitting a classifier DRE) and of the 4 m R points of Y_hat, Y_H0, Y_H1 and Alg. 1's proposals
+    (about m R for a normalised ratio). Kernel sums leave out terms that cannot count, so a run
+    takes less; the paper's settings (1.6e8 terms) take seconds.
+
+    Examples
+    --------
+    >>> f"{kernel_terms(Protocol()):.3g}", f"{kernel_terms(Protocol(N=10**8)):.3g}"
+    ('1.6e+08', '1e+16')
+    """
+    p = check_protocol(protocol)
+    return float(p.N) * (p.N + 4.0 * p.m * p.R)
+
+
+def cost_refusal(protocol):
+    """Why a run of ``protocol`` is refused before it starts, or None: more than :data:`MAX_KERNEL_TERMS`
+    kernel terms (:func:`kernel_terms`). :func:`gendel.synthetic.experiments.synthetic_statistics` raises it.
+
+    Examples
+    --------
+    >>> cost_refusal(Protocol()) is None                # the paper's settings
+    True
+    >>> print(cost_refusal(Protocol(N=10**8)))  # doctest: +ELLIPSIS
+    Protocol(N=100000000, m=400, R=250) needs about N (N + 4 m R) = 1e+16 Gaussian kernel terms, ...
+    """
+    p = check_protocol(protocol)
+    terms = kernel_terms(p)
+    if terms <= MAX_KERNEL_TERMS:
+        return None
+    paper = kernel_terms(Protocol())
+    return (f"Protocol(N={p.N}, m={p.m}, R={p.R}) needs about N (N + 4 m R) = {terms:.3g} Gaussian kernel terms, "
+            f"{terms / paper:.3g} times the paper's settings (N = m = 400, R = 250: {paper:.3g} terms, seconds), more "
+            f"than the limit {MAX_KERNEL_TERMS:.0e} (roughly an hour of computing). Use a smaller N, m or R; to run it "
+            "anyway, raise gendel.synthetic.protocol.MAX_KERNEL_TERMS")
 
 
 def _check_variance(dataset, variance):
@@ -312,6 +355,9 @@ def log_ratios(protocol, dre):
     first = proposals(p, sampler.bound_)
     values = np.empty(len(first["order"]))
     values[first["order"]] = _real(dre.log_ratio(first["points"]), "the DRE's log_ratio(Y)")
+    # One number (or None) for all points would fill every entry alike: then ask the DRE about two points.
+    if (np.isnan(values).all() or (values == values[0]).all()) and np.shape(dre.log_ratio(first["points"][:2])) != (2,):
+        raise ValueError(_outputs_error(dre, first["points"][:2], dre.log_ratio(first["points"][:2]), 2))
     log = {(key, "exact"): log_exact[key] for key in ("H0", "H1")}
     log["H0", "dre"], log["H1", "dre"] = values[n:2 * n].reshape(p.R, p.m), values[2 * n:3 * n].reshape(p.R, p.m)
     yhat = {"exact": log_exact["Yhat"], "dre": values[:n].reshape(p.R, p.m)}
@@ -333,5 +379,5 @@ def _deletion(sampler, wanted, first, log_r_first, exact):
     return np.concatenate(kept)[:wanted], sampler.acceptance_rate_
 
 
-__all__ = ["KEYS", "PAPER", "Protocol", "QUESTIONS", "QUESTION_TITLES", "RATIO_STATISTICS", "check_protocol",
-           "log_ratios", "proposals", "setup", "shared", "streams"]
+__all__ = ["KEYS", "MAX_KERNEL_TERMS", "PAPER", "Protocol", "QUESTIONS", "QUESTION_TITLES", "RATIO_STATISTICS",
+           "check_protocol", "cost_refusal", "kernel_terms", "log_ratios", "proposals", "setup", "shared", "streams"]
