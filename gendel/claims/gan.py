@@ -424,6 +424,71 @@ def training_noise_mass(summary):
     return float(np.sqrt(np.mean(np.square(diffs))))
 
 
+# ---- Q2: power ------------------------------------------------------------------------------------
+
+
+def detectable_shift(sd, seeds, *, power=0.8, level=LEVEL):
+    """The smallest mean shift a one-sided t test over ``seeds`` seeds detects with probability
+    ``power`` when one seed's value scatters by ``sd``: ``(t_{1−level, n−1} + t_{power, n−1}) · sd / √n``
+    (the usual approximation to the non-central t). Infinite for fewer than two seeds.
+
+    Examples
+    --------
+    >>> round(detectable_shift(0.01, 3), 4), round(detectable_shift(0.01, 10), 4)
+    (0.023, 0.0086)
+    """
+    n = int(seeds)
+    if n < 2:
+        return float("inf")
+    return float((_st.t.ppf(1 - level, n - 1) + _st.t.ppf(power, n - 1)) * sd / np.sqrt(n))
+
+
+def seeds_needed(shift, sd, *, power=0.8, level=LEVEL, most=1000):
+    """The fewest seeds whose :func:`detectable_shift` is at most ``|shift|`` (inf beyond ``most``).
+
+    Examples
+    --------
+    >>> seeds_needed(0.03, 0.01), seeds_needed(0.0, 0.01)
+    (3, inf)
+    """
+    shift = abs(float(shift))
+    for n in range(2, int(most) + 1):
+        if detectable_shift(sd, n, power=power, level=level) <= shift:
+            return n
+    return float("inf")
+
+
+def power_table(summaries, model="approx", *, power=0.8):
+    """What these seeds and m can see, per λ, for the shift of δ of ``model`` (Q2's primary endpoint):
+    the spread of one seed's shift (pooled over the deletion sets of that λ: the root mean of their
+    variances over the seeds, each never below sampling's), the smallest shift this many seeds detect
+    with ``power``, and for each deletion set the seeds that would detect its measured mean shift.
+    ``{"by_lambda": {λ: (sd, seeds, detectable)}, "cases": {label: (shift, seeds needed)}}``.
+
+    Examples
+    --------
+    >>> from gendel.gan.report import label_summary
+    >>> from gendel.gan.results import stored_results
+    >>> power_table(label_summary(stored_results("gpu")))["by_lambda"]      # one seed: no spread to measure
+    {}
+    """
+    variances, seeds, cases = defaultdict(list), {}, {}
+    for s in summaries:
+        if model not in s.dist or len(s.seeds) < 2:
+            continue
+        values = shift_values(s, model)
+        variances[s.lam].append(max(float(values.var(ddof=1)), _floor_shift(s, model) ** 2))
+        seeds[s.lam] = min(seeds.get(s.lam, len(s.seeds)), len(s.seeds))
+    by_lambda = {lam: (float(np.sqrt(np.mean(v))), seeds[lam], detectable_shift(np.sqrt(np.mean(v)), seeds[lam],
+                                                                                power=power))
+                 for lam, v in sorted(variances.items())}
+    for s in summaries:
+        if s.lam in by_lambda:
+            shift = float(shift_values(s, model).mean())
+            cases[_name(s)] = (shift, seeds_needed(shift, by_lambda[s.lam][0], power=power))
+    return {"by_lambda": by_lambda, "cases": cases}
+
+
 # ---- Q2: claims ----------------------------------------------------------------------------------
 
 
@@ -990,7 +1055,7 @@ def claims(results):
 
 
 __all__ = ["CASE_HEADER", "DOING_NOTHING", "JUDGED", "LEVEL", "OUTCOMES", "SLIGHT_KS", "TIMING_SCATTER", "Case", "Estimate",
-           "beta_fit", "case_rows", "case_verdict", "check_poolable", "claims", "control_calibration",
+           "beta_fit", "case_rows", "case_verdict", "check_poolable", "claims", "control_calibration", "detectable_shift", "power_table", "seeds_needed",
            "control_rejection_rate", "one_sided_critical", "outcome_counts", "shift_estimates", "shift_values",
            "training_noise_mass", "training_sd_mass", "claim_close_to_retrained", "claim_fashion_harder",
            "claim_fashion_lambda", "claim_fast", "claim_fewer_deleted_labels", "claim_lr_better_than_asc",
