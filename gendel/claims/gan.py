@@ -367,16 +367,16 @@ def beta_fit(summaries, model="approx"):
     return out
 
 
-def training_sd_mass(summaries):
+def training_sd_mass(summaries, pairs=("control", "re")):
     """The training noise of δ per data set: the standard deviation of δ from one training to the next,
     ``sqrt(mean(d²) / 2)`` over every pair of two trainings on the same data in ``summaries``: p̂ against
     its control (once per seed: the pre-trained models do not depend on the deletion set) and the
     re-trained models of two seeds of one deletion set (they saw the same X ∖ X′). It includes the
     sampling of m labels. NaN for a data set without a pair. ``{dataset: sd}``.
 
-    Both kinds of pairs are pooled because both are what "another training" means; the re-trained
-    pairs dominate (three per deletion set) and vary more than the pre-trained ones on the quick results,
-    so the margin is the wider of the two readings.
+    Both kinds of pairs are pooled because both are what "another training" means (``pairs`` picks
+    one kind, to show them apart: ``("control",)`` or ``("re",)``); with three seeds the re-trained
+    pairs are the majority (three per deletion set, against one per seed for the pre-trained ones).
 
     Examples
     --------
@@ -389,12 +389,16 @@ def training_sd_mass(summaries):
     0.0408
     """
     pre_pairs, re_pairs = {}, defaultdict(list)
+    unknown = set(pairs) - {"control", "re"}
+    if unknown:
+        raise ValueError(f"pairs must name 'control' and/or 're'; got {sorted(unknown)}")
     for s in summaries:
-        if "control" in s.dist:
+        if "control" in s.dist and "control" in pairs:
             for seed, d in zip(s.seeds, s.mass("pre") - s.mass("control")):
                 pre_pairs.setdefault((s.dataset, seed), abs(float(d)))
         re = s.mass("re")
-        re_pairs[s.dataset] += [float(re[i] - re[j]) for i in range(len(re)) for j in range(i + 1, len(re))]
+        if "re" in pairs:
+            re_pairs[s.dataset] += [float(re[i] - re[j]) for i in range(len(re)) for j in range(i + 1, len(re))]
     out = {}
     for dataset in dict.fromkeys(s.dataset for s in summaries):
         d = [v for (ds, _), v in pre_pairs.items() if ds == dataset] + re_pairs[dataset]
