@@ -776,10 +776,11 @@ def claim_separation(ks, stat="lr"):
 
 
 def _paired(a, b):
-    """Per seed KS(a) − KS(b) over the seeds both have, and the floor of its noise (the bootstraps')."""
+    """Per seed KS(a) − KS(b) over the seeds both have, and the floor of its noise: the bootstraps', never
+    less than one step 1/R of the KS (a KS of 1 in every bootstrap draw has no spread of its own)."""
     seeds = [x for x in a.seeds if x in b.seeds]
     diff = np.array([a.ks[a.seeds.index(x)] - b.ks[b.seeds.index(x)] for x in seeds])
-    return diff, float(np.hypot(a.boot_se.mean(), b.boot_se.mean()))
+    return diff, max(float(np.hypot(a.boot_se.mean(), b.boot_se.mean())), 1.0 / min(a.R, b.R))
 
 
 def _difference_case(label, diff, floor, text):
