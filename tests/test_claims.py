@@ -945,3 +945,16 @@ def test_the_detectable_shift_is_detected_about_as_often_as_promised():
         weak = draws + 2 * shift / 3
         assert np.mean(t.cdf(weak.mean(1) / (weak.std(1, ddof=1) / np.sqrt(n)), n - 1) < 0.05) < 0.5
         assert seeds_needed(shift, 0.01) <= n and detectable_shift(0.01, seeds_needed(shift, 0.01)) <= shift
+
+
+def test_the_forest_plot_and_the_case_table_show_the_same_numbers():
+    """The forest plot's approximated rows are the 'fewer deleted labels' cases: one computation."""
+    from gendel.claims.gan import claim_fewer_deleted_labels, shift_estimates
+    from gendel.gan.report import label_summary
+
+    summaries = label_summary(_quick())
+    cases = claim_fewer_deleted_labels(summaries).details["cases"]
+    estimates = [e for e in shift_estimates(summaries) if e.model == "approx"]
+    assert [(c.number, c.noise) for c in cases] == [(e.shift, e.halfwidth) for e in estimates]
+    for e, s in zip(estimates, summaries):
+        assert e.beta == pytest.approx((s.mass("approx") - s.mass("pre")).mean() / s.exact_shift)
