@@ -166,10 +166,11 @@ def outcome_counts(cases, seeds=2):
     n = len(cases)
     if not n:
         return "not tested on these results"
+    if seeds < 2:
+        return f"{n} case{'s' if n > 1 else ''} of one seed: not judged"
     passed = sum(c.outcome == "passes" for c in cases)
     others = [f"{k} {o}" for o in OUTCOMES[1:] for k in [sum(c.outcome == o for c in cases)] if k]
-    need = "one seed, not judged" if seeds < 2 else f"{binomial_critical(n)} needed beyond chance"
-    return f"{passed}/{n} pass ({need})" + (f"; {', '.join(others)}" if others else "")
+    return f"{passed}/{n} pass ({binomial_critical(n)} needed beyond chance)" + (f"; {', '.join(others)}" if others else "")
 
 
 def _with_holm(cases):
@@ -187,7 +188,8 @@ def _claim(key, where, text, cases, seeds, rows=None, **details):
     shown = sum(c.outcome == "passes" and c.p_holm < LEVEL for c in cases)
     numbers = outcome_counts(cases, seeds)
     if rows:
-        numbers += "; " + "; ".join(f"{JUDGED[m].split(' (')[1].rstrip(')')}: {r['verdict']}, {r['passed']}/{r['n']}"
+        numbers += "; " + "; ".join(f"{JUDGED[m].split(' (')[1].rstrip(')')}: {r['verdict']}"
+                                    + (f", {r['passed']}/{r['n']}" if seeds >= 2 and r["n"] else "")
                                     for m, r in rows.items())
     return Claim(key, text, where, numbers, case_verdict((c.outcome for c in cases), seeds),
                  {"cases": cases, "passed": passed, "failed": failed, "n": len(cases), "seeds": seeds,
