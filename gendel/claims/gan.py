@@ -37,8 +37,9 @@ from collections import Counter, defaultdict
 import numpy as np
 from scipy import stats as _st
 
-from gendel.claims.base import (CASE_LEVEL, NOT_DISTINGUISHABLE, NOT_RESOLVED, ONE_SEED, CannotPool, Claim,
-                                binomial_critical, counted_verdict, holm, ks_critical, t_halfwidth, t_test, verdict)
+from gendel.claims.base import (CASE_LEVEL, NOT_DISTINGUISHABLE, NOT_RESOLVED, ONE_SEED, CannotPool, Claim,  # noqa: F401
+                                binomial_critical, counted_verdict, detectable_shift, holm, ks_critical, seeds_needed,
+                                t_halfwidth, t_test, verdict)
 from gendel.deletion_test.stats import STATISTICS
 from gendel.gan.report import costs, ks_summary, label_summary
 
@@ -431,37 +432,6 @@ def training_noise_mass(summary):
 
 
 # ---- Q2: power ------------------------------------------------------------------------------------
-
-
-def detectable_shift(sd, seeds, *, power=0.8, level=LEVEL):
-    """The smallest mean shift a one-sided t test over ``seeds`` seeds detects with probability
-    ``power`` when one seed's value scatters by ``sd``: ``(t_{1−level, n−1} + t_{power, n−1}) · sd / √n``
-    (the usual approximation to the non-central t). Infinite for fewer than two seeds.
-
-    Examples
-    --------
-    >>> round(detectable_shift(0.01, 3), 4), round(detectable_shift(0.01, 10), 4)
-    (0.023, 0.0086)
-    """
-    n = int(seeds)
-    if n < 2:
-        return float("inf")
-    return float((_st.t.ppf(1 - level, n - 1) + _st.t.ppf(power, n - 1)) * sd / np.sqrt(n))
-
-
-def seeds_needed(shift, sd, *, power=0.8, level=LEVEL, most=1000):
-    """The fewest seeds whose :func:`detectable_shift` is at most ``|shift|`` (inf beyond ``most``).
-
-    Examples
-    --------
-    >>> seeds_needed(0.03, 0.01), seeds_needed(0.0, 0.01)
-    (3, inf)
-    """
-    shift = abs(float(shift))
-    for n in range(2, int(most) + 1):
-        if detectable_shift(sd, n, power=power, level=level) <= shift:
-            return n
-    return float("inf")
 
 
 def power_table(summaries, model="approx", *, power=0.8):
