@@ -404,3 +404,195 @@ def test_fast_deletion_better_than_doing_nothing_keeps_its_outcome():
     costs, summaries = _fast_inputs(pre_tv=0.30, fast_tv=0.20)
     case = claim_fast(costs, summaries).details["cases"][0]
     assert case.outcome == "passes" and DOING_NOTHING not in case.text
+
+
+# --------------------------------------------------------------------------------------------
+# The GAN claims: rules that can say no (on the stored quick results, with a model swapped in)
+
+
+def _quick():
+    pytest.importorskip("torch")
+    from gendel.gan.results import stored_results
+
+    return stored_results("quick")
+
+
+def _approx_replaced_by(results, model, seed=0):
+    """The results with the approximated model's labels replaced by a fresh multinomial sample of
+    ``model``'s label distribution (the same m)."""
+    import dataclasses
+
+    rng = np.random.default_rng(seed)
+    return [dataclasses.replace(r, labels={**r.labels, "approx": rng.multinomial(int(r.profile["m_labels"]),
+                                                                                    r.distribution(model))})
+            for r in results]
+
+
+def test_close_to_retrained_tells_doing_nothing_from_retraining():
+    """Doing nothing (a fresh sample of p̂ in place of the approximated model) is not called close to
+    p̂′, and is called not close in most deletion sets where deletion moves δ most (λ ≤ 0.7); a fresh
+    sample of p̂′ itself is called close in most deletion sets."""
+    from gendel.claims.gan import claim_close_to_retrained
+    from gendel.gan.report import label_summary
+
+    quick = _quick()
+    nothing = claim_close_to_retrained(label_summary(_approx_replaced_by(quick, "pre")))
+    assert nothing.verdict not in ("holds", "partly")
+    low = [c for c in nothing.details["cases"] if float(c.label.rsplit("-", 1)[1]) <= 0.7]
+    assert len(low) == 8 and sum(c.outcome == "fails" for c in low) >= 6
+    retrained = claim_close_to_retrained(label_summary(_approx_replaced_by(quick, "re")))
+    assert len(retrained.details["cases"]) == 16 and retrained.details["passed"] >= 12
+    assert retrained.verdict in ("holds", "partly")
+
+
+def test_fewer_deleted_labels_is_not_claimed_for_doing_nothing():
+    from gendel.claims.gan import claim_fewer_deleted_labels
+    from gendel.gan.report import label_summary
+
+    for seed in range(3):
+        c = claim_fewer_deleted_labels(label_summary(_approx_replaced_by(_quick(), "pre", seed)))
+        assert c.verdict not in ("holds", "partly"), (seed, c.numbers)
+
+
+def test_every_q2_claim_judges_the_positive_control_and_doing_nothing_by_its_rule():
+    from gendel.claims import gan as C
+    from gendel.gan.report import label_summary
+
+    summaries = label_summary(_quick())
+    for claim in (C.claim_fewer_deleted_labels, C.claim_close_to_retrained):
+        c = claim(summaries)
+        assert set(c.details["rows"]) == {"re", "pre"}
+        for model, row in c.details["rows"].items():
+            assert row["claim"].verdict == claim(summaries, model).verdict == row["verdict"]
+    # doing nothing moves δ by nothing: never "fewer" beyond noise
+    assert C.claim_fewer_deleted_labels(summaries, "pre").details["passed"] == 0
+
+
+def test_no_gan_claim_holds_with_fewer_passing_cases_than_chance_gives():
+    from scipy.stats import binom
+
+    from gendel.claims.gan import claims as gan_claims
+
+    for c in gan_claims(_quick()):
+        n, k = c.details["n"], c.details["passed"]
+        if c.verdict in ("holds", "partly"):
+            assert binom.sf(k - 1, n, 0.05) <= 0.05, (c.key, k, n)      # P(≥ k passes | no effect)
+        assert f"{k}/{n} pass" in c.numbers
+
+
+def test_binomial_critical_count_and_holm_by_direct_computation():
+    from math import comb
+
+    from gendel.claims.base import binomial_critical, counted_verdict, holm
+
+    def tail(k, n, p=0.05):
+        return sum(comb(n, j) * p ** j * (1 - p) ** (n - j) for j in range(k, n + 1))
+
+    for n in (1, 2, 3, 4, 8, 16, 30):
+        k = binomial_critical(n)
+        assert tail(k, n) <= 0.05 and (k == 0 or tail(k - 1, n) > 0.05)
+    assert counted_verdict(2, 0, 16) != "partly" and counted_verdict(3, 0, 16) == "partly"
+    p = np.array([0.001, 0.02, 0.03, 0.5])
+    expected = np.maximum.accumulate(np.minimum(1, p * np.array([4, 3, 2, 1])))
+    assert np.allclose(holm(p[::-1])[::-1], expected)
+
+
+def test_a_t_test_over_three_seeds_uses_two_degrees_of_freedom():
+    from scipy.stats import t
+
+    from gendel.claims.base import t_halfwidth, t_test
+
+    values = [-0.02, -0.05, -0.05]     # mean −0.04, sd 0.0173: −0.04 ± 0.02 passes at Z = 2, not at t(2)
+    mean, se, df, below, _ = t_test(values)
+    assert df == 2 and below == pytest.approx(t.cdf(mean / se, 2))
+    assert t_halfwidth(se, df) == pytest.approx(t.ppf(0.95, 2) * se)
+    assert mean + 2 * se < 0 and not below < 0.025
+
+
+def test_one_seed_results_are_not_judged_and_print_no_nan():
+    import warnings
+
+    from gendel.claims.base import ONE_SEED
+    from gendel.claims.gan import case_rows, claims as gan_claims
+
+    one = [r for r in _quick() if r.seed == 0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")          # no "Mean of empty slice", no "Degrees of freedom <= 0"
+        table = gan_claims(one)
+    for c in table:
+        assert c.verdict in (ONE_SEED, "not tested"), (c.key, c.verdict)
+        text = " ".join(" ".join(row) for row in case_rows(c)) + c.numbers
+        assert "nan" not in text.lower(), (c.key, text)
+
+
+def test_claims_refuse_results_they_cannot_pool():
+    import dataclasses
+
+    from gendel.claims.base import CannotPool
+    from gendel.claims.gan import claims as gan_claims
+    from gendel.gan.results import stored_results
+
+    quick = _quick()
+    first = quick[0]
+    cases = {
+        "None": None,
+        "not results": ["mnist-even-0.6-seed0"],
+        "profiles": quick[:2] + stored_results("gpu"),
+        "same job twice": quick[:2] + [quick[0]],
+        "m_labels": [first, dataclasses.replace(quick[1], profile={**quick[1].profile, "m_labels": 999})],
+        "(m, R)": [first, dataclasses.replace(quick[1], q3={**quick[1].q3, "R": 7})],
+        "controls": [first, dataclasses.replace(quick[1], labels={k: v for k, v in quick[1].labels.items()
+                                                                  if k != "control"})],
+    }
+    for what, results in cases.items():
+        with pytest.raises(CannotPool) as error:
+            gan_claims(results)
+        message = str(error.value)
+        assert isinstance(error.value, ValueError) and "\n" not in message
+        if what not in ("None", "not results"):
+            assert quick[1].name in message or quick[0].name in message, (what, message)
+
+
+def test_separation_is_one_sided_and_reports_the_controls_own_rate():
+    from gendel.claims.gan import claim_separation, control_rejection_rate, one_sided_critical
+    from gendel.gan.report import ks_one_sided, ks_summary
+
+    ks = ks_summary(_quick())
+    c = claim_separation(ks)
+    table, calibrated, jobs = control_rejection_rate(ks)
+    assert jobs == 48 and c.details["control_rate_table"] == table
+    assert 0 <= calibrated <= 0.15          # calibrated on the other deletion sets' controls
+    # one-sided: values of H1 below H0 do not separate
+    assert ks_one_sided(np.arange(40.0), np.arange(40.0) - 30) == 0.0 < one_sided_critical(40)
+
+
+def test_the_detectable_shift_is_detected_about_as_often_as_promised():
+    """Simulated seeds with a true mean shift equal to detectable_shift: the one-sided t test at 5 %
+    rejects in about 80 % of the draws; at a third of it, in far fewer."""
+    from scipy.stats import t
+
+    from gendel.claims.gan import detectable_shift, seeds_needed
+
+    rng = np.random.default_rng(0)
+    for n in (3, 5, 11):
+        shift = detectable_shift(0.01, n)
+        draws = rng.normal(-shift, 0.01, size=(20000, n))
+        stat = draws.mean(1) / (draws.std(1, ddof=1) / np.sqrt(n))
+        rate = np.mean(t.cdf(stat, n - 1) < 0.05)
+        assert 0.7 < rate < 0.9, (n, rate)
+        weak = draws + 2 * shift / 3
+        assert np.mean(t.cdf(weak.mean(1) / (weak.std(1, ddof=1) / np.sqrt(n)), n - 1) < 0.05) < 0.5
+        assert seeds_needed(shift, 0.01) <= n and detectable_shift(0.01, seeds_needed(shift, 0.01)) <= shift
+
+
+def test_the_forest_plot_and_the_case_table_show_the_same_numbers():
+    """The forest plot's approximated rows are the 'fewer deleted labels' cases: one computation."""
+    from gendel.claims.gan import claim_fewer_deleted_labels, shift_estimates
+    from gendel.gan.report import label_summary
+
+    summaries = label_summary(_quick())
+    cases = claim_fewer_deleted_labels(summaries).details["cases"]
+    estimates = [e for e in shift_estimates(summaries) if e.model == "approx"]
+    assert [(c.number, c.noise) for c in cases] == [(e.shift, e.halfwidth) for e in estimates]
+    for e, s in zip(estimates, summaries):
+        assert e.beta == pytest.approx((s.mass("approx") - s.mass("pre")).mean() / s.exact_shift)

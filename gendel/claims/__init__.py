@@ -12,7 +12,7 @@ the book (the 2-D chapter, the GAN chapter and the theory pages). The claims of 
 Appendix D on the synthetic data are in :mod:`!gendel.claims.synthetic`.
 """
 
-from gendel.claims.base import (HEADER, NOT_DISTINGUISHABLE, NOT_RESOLVED, VERDICTS, Claim, glue_values,  # noqa: F401
+from gendel.claims.base import (HEADER, NOT_DISTINGUISHABLE, NOT_RESOLVED, ONE_SEED, VERDICTS, Claim, glue_values,  # noqa: F401
                                 ks_critical, rows, verdict)
 from gendel.claims.approximation import (q1_ckb_exception, q1_ckb_harder, q1_knn, q1_lambda,
                             q1_larger_sigma, q1_monotone, q1_phi_order)
@@ -22,7 +22,7 @@ from gendel.claims.fast_deletion import (q2_ckb_harder, q2_kbc_knn, q2_lambda, q
 from gendel.claims.synthetic import ckb_harder_questions, q1, q2, q3
 
 __all__ = [
-    "Claim", "HEADER", "NOT_RESOLVED", "VERDICTS", "ckb_harder_questions", "glue_values", "ks_critical", "rows", "verdict",
+    "Claim", "HEADER", "NOT_RESOLVED", "ONE_SEED", "VERDICTS", "ckb_harder_questions", "glue_values", "ks_critical", "rows", "verdict",
     "q1", "q1_ckb_exception", "q1_ckb_harder", "q1_knn", "q1_lambda", "q1_larger_sigma", "q1_monotone",
     "q1_phi_order",
     "q2", "q2_ckb_harder", "q2_kbc_knn", "q2_lambda", "q2_lr_asc", "q2_moderate_k", "q2_wide",

@@ -23,7 +23,7 @@ from collections import defaultdict
 
 import numpy as np
 
-from gendel.deletion_test.stats import PAPER_STATISTICS, ks_statistic
+from gendel.deletion_test.stats import PAPER_STATISTICS, STATISTICS, ks_statistic
 
 MODELS = ("pre", "re", "approx", "control")
 MODEL_NAMES = {"pre": "pre-trained p̂", "re": "re-trained p̂′", "approx": "approximated ρ̂_ℰ·p̂",
@@ -307,6 +307,8 @@ class KSSummary:
     ks: np.ndarray           # per seed: KS(H0, H1)
     ks_control: np.ndarray   # per seed: KS(H0, control); empty for results without a control
     boot_se: np.ndarray      # per seed: bootstrap standard error of KS(H0, H1)
+    ks_up: np.ndarray = None          # per seed: one-sided KS(H0, H1) in the statistic's direction
+    ks_up_control: np.ndarray = None  # per seed: one-sided KS(H0, control); empty without a control
 
     @property
     def mean(self):
@@ -318,6 +320,27 @@ class KSSummary:
         if len(self.ks) > 1:
             return float(self.ks.std(ddof=1) / np.sqrt(len(self.ks)))
         return float(self.boot_se[0])
+
+
+def ks_one_sided(h0, h1, direction="greater"):
+    """The one-sided two-sample KS statistic in the direction of deletion: for ``"greater"`` (the
+    statistic grows from H0 to H1) ``max_t F_h0(t) − F_h1(t)``, at least 0: how far the H1 values lie
+    above the H0 values. For ``"less"`` the mirror image.
+
+    Examples
+    --------
+    >>> ks_one_sided(np.arange(10.0), np.arange(10.0) + 5), ks_one_sided(np.arange(10.0), np.arange(10.0) - 5)
+    (0.5, 0.0)
+    """
+    if direction not in ("greater", "less"):
+        raise ValueError(f"direction must be 'greater' or 'less'; got {direction!r}")
+    h0, h1 = np.sort(np.asarray(h0, float)), np.sort(np.asarray(h1, float))
+    if direction == "less":
+        h0, h1 = np.sort(-h0), np.sort(-h1)
+    grid = np.concatenate([h0, h1])
+    f0 = np.searchsorted(h0, grid, side="right") / len(h0)
+    f1 = np.searchsorted(h1, grid, side="right") / len(h1)
+    return float(max(0.0, np.max(f0 - f1)))
 
 
 def ks_bootstrap_se(h0, h1, *, n_boot=300, rng=0):
@@ -351,8 +374,12 @@ def ks_summary(results, stats=PAPER_STATISTICS):
             control = np.array([r.q3["ks"][stat]["control"] for r in rs if "control" in r.q3["ks"][stat]], float)
             boot = np.array([ks_bootstrap_se(r.statistic(stat)["h0"], r.statistic(stat)["h1"], rng=i)
                              for i, r in enumerate(rs)])
+            direction = STATISTICS[stat].direction
+            up = np.array([ks_one_sided(r.statistic(stat)["h0"], r.statistic(stat)["h1"], direction) for r in rs])
+            up_control = np.array([ks_one_sided(r.statistic(stat)["h0"], r.statistic(stat)["control"], direction)
+                                   for r in rs if "control" in r.statistic(stat)])
             out.append(KSSummary(dataset, setting, lam, stat, tuple(r.seed for r in rs), int(rs[0].q3["R"]), ks,
-                                 control, boot))
+                                 control, boot, up, up_control))
     return out
 
 

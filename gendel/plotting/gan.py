@@ -15,6 +15,8 @@ samples.
                                     on GAN samples, and on the GAN after each epoch
 :func:`cost_figure`                 quality (TV to X \\ X') against seconds: re-training and fast deletion
 :func:`bound_slider_figure`         Alg. 1's label distribution as the bound B moves
+:func:`forest_figure`               Q2 in one view: β (the share of the exact shift of δ) of each
+                                    model for every deletion set, with 90 % t intervals
 ==================================  ==========================================================
 """
 
@@ -126,7 +128,8 @@ def _bars(fig, s, models, *, row, col, showlegend):
 
 
 def _panel_title(s):
-    closed = s.gap_closed()
+    gap = float(s.tv("pre", "re").mean())
+    closed = np.array([1.0 - float(s.tv("approx", "re").mean()) / gap]) if gap > 0 else np.array([np.nan])
     seeds = len(s.seeds)
     text = (f"{DATASET_NAMES[s.dataset]}, {setting_name(s.setting, s.lam)} ({seeds} seed{'s' if seeds > 1 else ''}):"
             f" deleted labels {s.mass('pre').mean():.1%} → {s.mass('approx').mean():.1%} (re-trained "
@@ -485,4 +488,62 @@ def bound_slider_figure(results, bounds=(1.0, 1.05, 1.1, 1.2, 1.3, 1.5, 2.0, 3.0
                              for i, b in enumerate(bounds)])])
     fig.update_xaxes(title_text="label")
     fig.update_yaxes(title_text="fraction of samples", rangemode="tozero")
+    return readable_figure(fig)
+
+
+FOREST_MODELS = ("approx", "re", "control", "pre")
+
+
+def forest_figure(estimates, *, title, subtitle=""):
+    """Q2 in one view: for every deletion set, β = (δ(model) − δ(p̂)) / (δ(X ∖ X′) − δ(X)) of the
+    approximated, re-trained, control and pre-trained (doing nothing) models, each with its 90 % t
+    interval over the seeds, on one axis: 1 is the whole shift deleting X′ makes in the data, 0 none.
+
+    Parameters
+    ----------
+    estimates : list of :class:`gendel.claims.gan.Estimate`
+
+    Examples
+    --------
+    >>> from gendel.claims.gan import shift_estimates
+    >>> from gendel.gan.report import label_summary
+    >>> from gendel.gan.results import stored_results
+    >>> fig = forest_figure(shift_estimates(label_summary(stored_results("gpu"))), title="β")
+    >>> [t.name for t in fig.data][:2]
+    ['approximated ρ̂<sub>ℰ</sub>·p̂', 're-trained p̂′']
+    """
+    sets = list(dict.fromkeys((e.dataset, e.setting, e.lam) for e in estimates))
+    labels = [f"{DATASET_NAMES.get(d, d)} {setting_name(st, lam)}" for d, st, lam in sets]
+    position = {key: len(sets) - 1 - i for i, key in enumerate(sets)}
+    models = [m for m in FOREST_MODELS if any(e.model == m for e in estimates)]
+    offsets = {m: 0.27 - 0.18 * j for j, m in enumerate(models)}
+    fig = go.Figure()
+    for m in models:
+        rows = [e for e in estimates if e.model == m]
+        beta = np.array([e.beta for e in rows])
+        lo = np.array([e.beta_interval[0] for e in rows])
+        hi = np.array([e.beta_interval[1] for e in rows])
+        err = (None if np.all(np.isnan(lo)) else
+               dict(type="data", symmetric=False, array=hi - beta, arrayminus=beta - lo, thickness=1.5, width=3))
+        fig.add_trace(go.Scatter(x=beta, y=[position[(e.dataset, e.setting, e.lam)] + offsets[m] for e in rows],
+                                 mode="markers", error_x=err, name=MODEL_NAMES[m],
+                                 marker=dict(color=MODEL_COLORS[m], size=8,
+                                             symbol={"pre": "diamond", "control": "x"}.get(m, "circle")),
+                                 customdata=np.column_stack([[e.shift for e in rows], lo, hi]),
+                                 text=[labels[len(sets) - 1 - position[(e.dataset, e.setting, e.lam)]] for e in rows],
+                                 hovertemplate="%{text}: β %{x:.2f} [%{customdata[1]:.2f}, %{customdata[2]:.2f}], "
+                                               "shift of δ %{customdata[0]:+.3f}<extra>" + MODEL_NAMES[m] + "</extra>"))
+    for x, words in ((0.0, "doing nothing"), (1.0, "the data's shift")):
+        fig.add_vline(x=x, line=dict(color="#555555", dash="dot", width=1))
+        fig.add_annotation(x=x, y=len(sets) - 0.4, text=words, showarrow=False, yanchor="bottom", font_size=12)
+    for k in range(1, len(sets)):
+        if sets[k][0] != sets[k - 1][0]:
+            fig.add_hline(y=len(sets) - k - 0.5, line=dict(color="#BBBBBB", width=1))
+    height = 140 + 34 * len(sets)
+    fig.update_yaxes(tickvals=list(range(len(sets))), ticktext=labels[::-1], range=[-0.6, len(sets) - 0.1])
+    fig.update_xaxes(title_text="β: the share of the data's shift of the deleted mass δ that the model moves",
+                     zeroline=False)
+    fig.update_layout(height=height, margin=dict(l=150, r=20, t=120, b=60),
+                      title=dict(text=_title(title, subtitle), font_size=15),
+                      legend=dict(orientation="h", yanchor="bottom", y=1 + 30 / (height - 180), x=0))
     return readable_figure(fig)
