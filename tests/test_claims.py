@@ -42,10 +42,8 @@ def test_verdict_counts_cases():
 
 
 def test_one_verdict_helper_for_every_chapter():
-    from gendel.claims import gan
     from gendel.plotting import theory
 
-    assert gan.verdict is verdict
     assert (theory.verdict(True), theory.verdict(np.bool_(False))) == (verdict(1, 1), verdict(0, 1))
 
 

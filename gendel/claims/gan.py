@@ -37,10 +37,11 @@ from collections import Counter, defaultdict
 import numpy as np
 from scipy import stats as _st
 
-from gendel.claims.base import (CASE_LEVEL, NOT_DISTINGUISHABLE, NOT_RESOLVED, ONE_SEED, CannotPool, Claim,  # noqa: F401
+from gendel.claims.base import (CASE_LEVEL, NOT_DISTINGUISHABLE, NOT_RESOLVED, CannotPool, Claim,
                                 binomial_critical, counted_verdict, detectable_shift, holm, ks_critical, seeds_needed,
-                                t_halfwidth, t_test, verdict)
+                                t_halfwidth, t_test)
 from gendel.deletion_test.stats import STATISTICS
+from gendel.gan.images import DATASET_NAMES
 from gendel.gan.report import costs, ks_summary, label_summary
 
 #: The level of each case's one-sided test (5 %).
@@ -58,7 +59,6 @@ OUTCOMES = ("passes", "fails", "within noise", "training noise")
 #: The models a Q2 claim judges by one rule: fast deletion, the positive control and doing nothing.
 JUDGED = {"approx": "fast deletion (approximated ρ̂_ℰ·p̂)", "re": "re-trained p̂′ (positive control)",
           "pre": "pre-trained p̂ (doing nothing)", "control": "control GAN (doing nothing, another seed)"}
-_NAMES = {"mnist": "MNIST", "fashion-mnist": "Fashion-MNIST"}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -125,7 +125,7 @@ def _pm(hw, digits=3):
 
 
 def _name(s):
-    return f"{_NAMES.get(s.dataset, s.dataset)} {s.setting}-{s.lam:g}"
+    return f"{DATASET_NAMES.get(s.dataset, s.dataset)} {s.setting}-{s.lam:g}"
 
 
 #: The columns of :func:`case_rows`.
@@ -604,7 +604,7 @@ def claim_odd_variance_higher(summaries, datasets=("mnist", "fashion-mnist")):
         ratio = o / e if e > 0 else float("inf")
         p_higher, p_lower = float(_st.f.sf(ratio, do, de)), float(_st.f.cdf(ratio, do, de))
         outcome = "passes" if p_higher < LEVEL else "fails" if p_lower < LEVEL else "within noise"
-        cases.append(Case(f"{_NAMES[dataset]} λ = {lam:g}", ratio, float("nan"), float(_st.f.ppf(1 - LEVEL, do, de)), outcome,
+        cases.append(Case(f"{DATASET_NAMES[dataset]} λ = {lam:g}", ratio, float("nan"), float(_st.f.ppf(1 - LEVEL, do, de)), outcome,
                           f"mean SE even {np.sqrt(e / (de + 1)):.4f}, odd {np.sqrt(o / (do + 1)):.4f}; variance ratio "
                           f"odd/even {ratio:.2f} (F test: above {_st.f.ppf(1 - LEVEL, do, de):.1f} to pass)", p_higher))
     return _claim("odd_variance_higher", "App. E.2, E.3", "the variance over seeds is higher when deleting odd labels",
@@ -719,7 +719,7 @@ def claim_separation(ks, stat="lr"):
         dataset, setting, lam = key
         up = k.ks_up if k.ks_up is not None else k.ks
         mean = float(np.mean(up))
-        label = f"{_NAMES[dataset]} {setting}-{lam:g}"
+        label = f"{DATASET_NAMES[dataset]} {setting}-{lam:g}"
         if key in calibration:
             critical, null = calibration[key]
             control = float(np.mean(k.ks_up_control))
@@ -801,7 +801,7 @@ def _lr_minus_asc(ks, dataset):
             if k is not None:
                 diffs.append((*_paired(k_lr, k), stat))   # the same repeats: paired by seed
         if diffs:
-            out.append((f"{_NAMES[d]} {setting}-{lam:g}", diffs, k_lr))
+            out.append((f"{DATASET_NAMES[d]} {setting}-{lam:g}", diffs, k_lr))
     return out
 
 
@@ -1014,7 +1014,7 @@ def claim_fast(cost_list, summaries=None):
                              f"{np.mean([c.fast_tv for c in cs]):.3f} (difference {_signed(mean)}{_pm(hw)})")
                 else:
                     text += f"; better than doing nothing by {mean:.3f}{_pm(hw)} in TV"
-        cases.append(Case(f"{_NAMES[dataset]} {setting}-{lam:g}", float(median), float("nan"), None, outcome, text, above))
+        cases.append(Case(f"{DATASET_NAMES[dataset]} {setting}-{lam:g}", float(median), float("nan"), None, outcome, text, above))
     return _claim("fast", "§2, §5.2", "fast deletion reaches its quality faster than re-training (cost at equal quality)",
                   cases, max((len(v) for v in groups.values()), default=0))
 

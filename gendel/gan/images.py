@@ -32,6 +32,8 @@ import numpy as np
 from gendel._validation import check_deletion, check_rng
 
 IMAGE_DATASETS = ("mnist", "fashion-mnist")
+#: How the book writes the image data sets' names.
+DATASET_NAMES = {"mnist": "MNIST", "fashion-mnist": "Fashion-MNIST"}
 CLASS_NAMES = {"mnist": tuple(str(c) for c in range(10)),
                "fashion-mnist": ("T-shirt/top", "Trouser", "Pullover", "Dress", "Coat",
                                  "Sandal", "Shirt", "Sneaker", "Bag", "Ankle boot")}

@@ -27,12 +27,11 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from gendel.deletion_test.stats import PAPER_STATISTICS, STATISTICS
-from gendel.gan.images import CLASS_NAMES
+from gendel.gan.images import CLASS_NAMES, DATASET_NAMES
 from gendel.gan.report import MODEL_NAMES as _MODEL_NAMES
 from gendel.gan.report import bound_label_distribution, deleted_labels
 from gendel.plotting.common import COLORS, STAT_COLORS, plotly_text, readable_figure, rgba, step_outline
 
-DATASET_NAMES = {"mnist": "MNIST", "fashion-mnist": "Fashion-MNIST"}
 MODEL_COLORS = {"pre": COLORS["H0"], "re": COLORS["H1"], "approx": COLORS["D"], "control": "#8C8C8C"}
 #: The model names of :data:`gendel.gan.report.MODEL_NAMES` with HTML subscripts, for figure text.
 MODEL_NAMES = {k: plotly_text(v) for k, v in _MODEL_NAMES.items()}
