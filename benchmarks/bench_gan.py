@@ -79,7 +79,11 @@ def steps(widths=(16, 32, 64), n=2048, epochs=2, repeats=5):
 def stages(profile="quick"):
     """Wall and CPU seconds of each stage and training of a profile's stored results (or, for a
     profile with none stored, of its results in the cache)."""
-    from gendel.gan import load_results, report, stored_results
+    from gendel.gan import load_results, stored_results
+
+    from gendel.gan import summaries
+
+    from gendel.gan.results import provenance_summary
 
     try:
         results = stored_results(profile)
@@ -87,13 +91,13 @@ def stages(profile="quick"):
         results = load_results(profile)
     if not results:
         sys.exit(f"no results for profile {profile!r}; run it first (python -m gendel.gan grid --profile {profile})")
-    p = report.provenance_summary(profile, results)
+    p = provenance_summary(profile, results)
     print(f"profile {profile}: {p.jobs} job(s) on {', '.join(map(str, p.devices))}, {', '.join(map(str, p.threads))} "
           f"torch thread(s); median wall seconds per job and stage: "
           + ", ".join(f"{k} {v:.1f}" for k, v in p.stage_seconds.items()))
     if p.train_cpu_seconds:
         print("median CPU seconds per training: " + ", ".join(f"{k} {v:.1f}" for k, v in p.train_cpu_seconds.items()))
-    for c in report.costs(results):
+    for c in summaries.costs(results):
         print(f"{c.dataset} {c.setting}-{c.lam:g} seed {c.seed}: fast deletion {c.fast_seconds:.1f} s (TV {c.fast_tv:.3f}), "
               f"re-training to that TV {c.retrain_seconds_to_reach(c.fast_tv):.1f} s, whole re-training "
               f"{c.retrain_seconds:.1f} s; at equal quality {c.speedup_at_equal_quality:.1f}x, fixed epochs "

@@ -325,13 +325,15 @@ def test_a_profile_with_an_infinite_bound_is_refused_when_it_is_made():
 
 def test_the_report_refuses_zero_seconds_and_an_empty_list_by_name():
     pytest.importorskip("torch")
-    from gendel.gan import report
+    from gendel.gan import summaries
 
-    c = report.Cost("mnist", "even", 0.7, 0, "cpu", 100, np.array([[10.0, 0.5], [20.0, 0.3]]),
+    from gendel.gan.results import provenance_summary
+
+    c = summaries.Cost("mnist", "even", 0.7, 0, "cpu", 100, np.array([[10.0, 0.5], [20.0, 0.3]]),
                     np.array([[0.0, 0.45], [0.0, 0.25]]), 0.0)
     for speedup in ("speedup_at_equal_quality", "speedup_fixed_epochs"):
         with pytest.raises(ValueError, match=r"fast deletion took 0 cpu seconds in the result of mnist, even, "
                                              r"lam = 0.7, seed 0: a speed-up needs a positive time"):
             getattr(c, speedup)
     with pytest.raises(ValueError, match=r"there are no results of profile 'quick' to summarise"):
-        report.provenance_summary("quick", [])
+        provenance_summary("quick", [])

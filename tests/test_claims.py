@@ -375,7 +375,7 @@ def _fast_inputs(pre_tv, fast_tv):
     pre-trained model has TV ``pre_tv`` to X \\ X' (three seeds, m = 5000)."""
     import numpy as np
 
-    from gendel.gan.report import Cost, LabelSummary
+    from gendel.gan.summaries import Cost, LabelSummary
 
     kept = np.full(10, 0.1)
     pre = kept + pre_tv * np.array([1, -1] * 5) / 5        # TV(pre, kept) = pre_tv
@@ -431,7 +431,7 @@ def test_close_to_retrained_tells_doing_nothing_from_retraining():
     p̂′, and is called not close in most deletion sets where deletion moves δ most (λ ≤ 0.7); a fresh
     sample of p̂′ itself is called close in most deletion sets."""
     from gendel.claims.gan import claim_close_to_retrained
-    from gendel.gan.report import label_summary
+    from gendel.gan.summaries import label_summary
 
     quick = _quick()
     nothing = claim_close_to_retrained(label_summary(_approx_replaced_by(quick, "pre")))
@@ -445,7 +445,7 @@ def test_close_to_retrained_tells_doing_nothing_from_retraining():
 
 def test_fewer_deleted_labels_is_not_claimed_for_doing_nothing():
     from gendel.claims.gan import claim_fewer_deleted_labels
-    from gendel.gan.report import label_summary
+    from gendel.gan.summaries import label_summary
 
     for seed in range(3):
         c = claim_fewer_deleted_labels(label_summary(_approx_replaced_by(_quick(), "pre", seed)))
@@ -454,7 +454,7 @@ def test_fewer_deleted_labels_is_not_claimed_for_doing_nothing():
 
 def test_every_q2_claim_judges_the_positive_control_and_doing_nothing_by_its_rule():
     from gendel.claims import gan as C
-    from gendel.gan.report import label_summary
+    from gendel.gan.summaries import label_summary
 
     summaries = label_summary(_quick())
     for claim in (C.claim_fewer_deleted_labels, C.claim_close_to_retrained):
@@ -553,7 +553,7 @@ def test_claims_refuse_results_they_cannot_pool():
 
 def test_separation_is_one_sided_and_reports_the_controls_own_rate():
     from gendel.claims.gan import claim_separation, control_rejection_rate, one_sided_critical
-    from gendel.gan.report import ks_one_sided, ks_summary
+    from gendel.gan.summaries import ks_one_sided, ks_summary
 
     ks = ks_summary(_quick())
     c = claim_separation(ks)
@@ -586,7 +586,7 @@ def test_the_detectable_shift_is_detected_about_as_often_as_promised():
 def test_the_forest_plot_and_the_case_table_show_the_same_numbers():
     """The forest plot's approximated rows are the 'fewer deleted labels' cases: one computation."""
     from gendel.claims.gan import claim_fewer_deleted_labels, shift_estimates
-    from gendel.gan.report import label_summary
+    from gendel.gan.summaries import label_summary
 
     summaries = label_summary(_quick())
     cases = claim_fewer_deleted_labels(summaries).details["cases"]

@@ -20,7 +20,7 @@ pytest.importorskip("torch")
 from conftest import REPO  # noqa: E402
 
 from gendel.claims import gan as C  # noqa: E402
-from gendel.gan import report  # noqa: E402
+from gendel.gan import summaries  # noqa: E402
 from gendel.gan.results import STORED_RESULTS, stored_results  # noqa: E402
 
 pytestmark = pytest.mark.book
@@ -75,11 +75,11 @@ def test_the_gan_pages_follow_results_of_other_seeds(tmp_path, seeds):
     stored = stored_subset(tmp_path, seeds)
     cache = tmp_path / "cache"
     results = [r for r in stored_results("quick") if r.seed in seeds]
-    summaries = report.label_summary(results)
+    label_summaries = summaries.label_summary(results)
     q2 = execute(PAGES[0], stored, cache)
-    assert words(q2["fewer_verdict"]) == C.claim_fewer_deleted_labels(summaries).verdict
-    assert words(q2["close_verdict"]) == C.claim_close_to_retrained(summaries).verdict
-    assert words(q2["fast_verdict"]) == C.claim_fast(report.costs(results), summaries).verdict
+    assert words(q2["fewer_verdict"]) == C.claim_fewer_deleted_labels(label_summaries).verdict
+    assert words(q2["close_verdict"]) == C.claim_close_to_retrained(label_summaries).verdict
+    assert words(q2["fast_verdict"]) == C.claim_fast(summaries.costs(results), label_summaries).verdict
     q3 = execute(PAGES[1], stored, cache)
     for claim in C.claims(results):
         assert words(q3[f"v_{claim.key}"]) == claim.verdict, claim.key

@@ -1,6 +1,6 @@
 """The claims of §5.2 and Appendix E (the GAN half), checked on GAN results with their noise.
 
-Each ``claim_*`` function reads the summaries of :mod:`gendel.gan.report` and returns a
+Each ``claim_*`` function reads the summaries of :mod:`gendel.gan.summaries` and returns a
 :class:`~gendel.claims.base.Claim` whose ``details["cases"]`` holds one :class:`Case` per deletion
 set (or pair of them) it was checked on. The rules, stated before any number:
 
@@ -42,7 +42,7 @@ from gendel.claims.base import (CASE_LEVEL, NOT_DISTINGUISHABLE, NOT_RESOLVED, C
                                 t_halfwidth, t_test)
 from gendel.deletion_test.stats import STATISTICS
 from gendel.gan.images import DATASET_NAMES
-from gendel.gan.report import costs, ks_summary, label_summary
+from gendel.gan.summaries import costs, ks_summary, label_summary
 
 #: The level of each case's one-sided test (5 %).
 LEVEL = CASE_LEVEL
@@ -272,7 +272,7 @@ def shift_values(s, model):
 
     Examples
     --------
-    >>> from gendel.gan.report import LabelSummary
+    >>> from gendel.gan.summaries import LabelSummary
     >>> row = lambda e: np.array([e, (1 - 5 * e) / 5] * 5)
     >>> s = LabelSummary("mnist", "even", 0.7, (0, 1), 5000, {"pre": np.array([row(0.1)] * 2),
     ...                  "approx": np.array([row(0.09), row(0.095)])}, row(0.1), row(0.08))
@@ -319,7 +319,7 @@ def shift_estimates(summaries, models=("approx", "re", "control", "pre")):
 
     Examples
     --------
-    >>> from gendel.gan.report import label_summary
+    >>> from gendel.gan.summaries import label_summary
     >>> from gendel.gan.results import stored_results
     >>> e = shift_estimates(label_summary(stored_results("gpu")))[0]
     >>> e.model, e.seeds, np.isnan(e.halfwidth)           # one seed: no interval
@@ -343,7 +343,7 @@ def beta_fit(summaries, model="approx"):
 
     Examples
     --------
-    >>> from gendel.gan.report import LabelSummary
+    >>> from gendel.gan.summaries import LabelSummary
     >>> row = lambda e: np.array([e, (1 - 5 * e) / 5] * 5)
     >>> def s(lam, moved):     # a model that moves δ by ``moved`` of the exact shift, in two seeds
     ...     kept = row(0.1 * lam / (0.5 * lam + 0.5))
@@ -383,7 +383,7 @@ def training_sd_mass(summaries, pairs=("control", "re")):
 
     Examples
     --------
-    >>> from gendel.gan.report import LabelSummary
+    >>> from gendel.gan.summaries import LabelSummary
     >>> row = lambda e: np.array([e, (1 - 5 * e) / 5] * 5)
     >>> d = {"pre": np.array([row(0.1)] * 2), "control": np.array([row(0.1)] * 2),
     ...      "re": np.array([row(0.09), row(0.07)]), "approx": np.array([row(0.1)] * 2)}
@@ -416,7 +416,7 @@ def training_noise_mass(summary):
 
     Examples
     --------
-    >>> from gendel.gan.report import LabelSummary
+    >>> from gendel.gan.summaries import LabelSummary
     >>> d = {"pre": np.array([[0.1] * 10, [0.1] * 10]), "control": np.array([[0.12, 0.08] * 5, [0.1] * 10]),
     ...      "re": np.array([[0.1] * 10, [0.1] * 10]), "approx": np.array([[0.1] * 10, [0.1] * 10])}
     >>> s = LabelSummary("mnist", "even", 0.7, (0, 1), 1000, d, np.full(10, 0.1), np.full(10, 0.1))
@@ -443,7 +443,7 @@ def power_table(summaries, model="approx", *, power=0.8):
 
     Examples
     --------
-    >>> from gendel.gan.report import label_summary
+    >>> from gendel.gan.summaries import label_summary
     >>> from gendel.gan.results import stored_results
     >>> power_table(label_summary(stored_results("gpu")))["by_lambda"]      # one seed: no spread to measure
     {}
@@ -494,7 +494,7 @@ def claim_fewer_deleted_labels(summaries, model="approx"):
 
     Examples
     --------
-    >>> from gendel.gan.report import LabelSummary
+    >>> from gendel.gan.summaries import LabelSummary
     >>> def summary(approx_even, spread=1e-3):
     ...     row = lambda e: np.array([e, (1 - 5 * e) / 5] * 5)
     ...     d = {"pre": np.array([row(0.1)] * 3), "re": np.array([row(0.08 + k * 1e-3) for k in range(3)]),
@@ -535,7 +535,7 @@ def claim_close_to_retrained(summaries, model="approx"):
 
     Examples
     --------
-    >>> from gendel.gan.report import LabelSummary
+    >>> from gendel.gan.summaries import LabelSummary
     >>> row = lambda e: np.array([e, (1 - 5 * e) / 5] * 5)
     >>> re = [0.07, 0.076, 0.064]                 # three re-trainings: δ 0.35, 0.38, 0.32
     >>> def summary(approx_even):                 # approx_even(e): the approximated model's even share, seed by seed
@@ -584,7 +584,7 @@ def claim_odd_variance_higher(summaries, datasets=("mnist", "fashion-mnist")):
 
     Examples
     --------
-    >>> from gendel.gan.report import LabelSummary
+    >>> from gendel.gan.summaries import LabelSummary
     >>> row = lambda e: np.array([e, (1 - 5 * e) / 5] * 5)
     >>> def summary(setting, spread):
     ...     d = {m: np.array([row(0.1 + k * spread) for k in range(5)]) for m in ("pre", "re", "approx")}
@@ -640,7 +640,7 @@ def control_calibration(ks, stat="lr", *, n_boot=4000, rng=0):
 
     Examples
     --------
-    >>> from gendel.gan.report import ks_summary
+    >>> from gendel.gan.summaries import ks_summary
     >>> from gendel.gan.results import stored_results
     >>> control_calibration(ks_summary(stored_results("gpu")))       # results without a control
     {}
@@ -668,7 +668,7 @@ def control_rejection_rate(ks, stat="lr"):
 
     Examples
     --------
-    >>> from gendel.gan.report import ks_summary
+    >>> from gendel.gan.summaries import ks_summary
     >>> from gendel.gan.results import stored_results
     >>> control_rejection_rate(ks_summary(stored_results("gpu")))
     (nan, nan, 0)
@@ -704,7 +704,7 @@ def claim_separation(ks, stat="lr"):
 
     Examples
     --------
-    >>> from gendel.gan.report import KSSummary
+    >>> from gendel.gan.summaries import KSSummary
     >>> def ks(dataset, setting, h1, control):
     ...     z = np.zeros(3)
     ...     return KSSummary(dataset, setting, 0.7, "lr", (0, 1, 2), 40, h1 + z, control + z, np.full(3, 0.05),
@@ -769,7 +769,7 @@ def claim_odd_separates_better(ks):
 
     Examples
     --------
-    >>> from gendel.gan.report import KSSummary
+    >>> from gendel.gan.summaries import KSSummary
     >>> k = lambda setting, v: KSSummary("mnist", setting, 0.7, "lr", (0, 1, 2), 40, np.array([v, v + 0.01, v - 0.01]),
     ...                                  np.array([]), np.full(3, 0.03))
     >>> claim_odd_separates_better([k("even", 0.5), k("odd", 0.9)]).verdict
@@ -811,7 +811,7 @@ def claim_lr_better_than_asc(ks):
 
     Examples
     --------
-    >>> from gendel.gan.report import KSSummary
+    >>> from gendel.gan.summaries import KSSummary
     >>> k = lambda stat, v: KSSummary("mnist", "odd", 0.7, stat, (0, 1, 2), 40, np.array([v, v + 0.01, v - 0.02]),
     ...                               np.array([]), np.full(3, 0.03))
     >>> claim_lr_better_than_asc([k("lr", 0.9), k("asc-log", 0.7), k("asc-tlogt", 0.6)]).verdict
@@ -838,7 +838,7 @@ def claim_no_lr_asc_difference(ks, margin=SLIGHT_KS):
 
     Examples
     --------
-    >>> from gendel.gan.report import KSSummary
+    >>> from gendel.gan.summaries import KSSummary
     >>> k = lambda stat, v: KSSummary("fashion-mnist", "odd", 0.7, stat, (0, 1, 2), 40, np.array(v),
     ...                               np.array([]), np.full(3, 0.01))
     >>> lr, log, tlogt = k("lr", [0.6, 0.65, 0.55]), k("asc-log", [0.59, 0.64, 0.56]), k("asc-tlogt", [0.61, 0.66, 0.55])
@@ -876,7 +876,7 @@ def claim_smaller_lambda_not_more_separation(ks):
 
     Examples
     --------
-    >>> from gendel.gan.report import KSSummary
+    >>> from gendel.gan.summaries import KSSummary
     >>> k = lambda lam, v: KSSummary("mnist", "even", lam, "lr", (0, 1, 2), 40, np.array([v - 0.01, v, v + 0.01]),
     ...                              np.array([]), np.full(3, 0.02))
     >>> claim_smaller_lambda_not_more_separation([k(0.6, 0.5), k(0.7, 0.6), k(0.8, 0.7), k(0.9, 0.8)]).verdict
@@ -911,7 +911,7 @@ def claim_fashion_lambda(ks):
 
     Examples
     --------
-    >>> from gendel.gan.report import KSSummary
+    >>> from gendel.gan.summaries import KSSummary
     >>> k = lambda lam, v: KSSummary("fashion-mnist", "even", lam, "lr", (0, 1, 2), 40, np.array([v, v - 0.02, v + 0.01]),
     ...                              np.array([]), np.full(3, 0.03))
     >>> claim_fashion_lambda([k(0.6, 0.9), k(0.9, 0.3)]).verdict
@@ -940,7 +940,7 @@ def claim_fashion_harder(ks):
 
     Examples
     --------
-    >>> from gendel.gan.report import KSSummary
+    >>> from gendel.gan.summaries import KSSummary
     >>> k = lambda d, v: KSSummary(d, "odd", 0.7, "lr", (0, 1, 2), 40, np.array([v, v + 0.02, v - 0.01]), np.array([]),
     ...                            np.full(3, 0.03))
     >>> claim_fashion_harder([k("mnist", 0.95), k("fashion-mnist", 0.6)]).verdict
@@ -971,7 +971,7 @@ def claim_fast(cost_list, summaries=None):
     "passes" when re-training needs more, "fails" when it needs less. The paper's fixed-epoch ratio is
     given beside it.
 
-    With ``summaries`` (the :class:`~gendel.gan.report.LabelSummary` of the same results) doing
+    With ``summaries`` (the :class:`~gendel.gan.summaries.LabelSummary` of the same results) doing
     nothing is the baseline: the pre-trained model costs 0 s. Where fast deletion's TV is not below
     the pre-trained model's by a one-sided t test over the seeds (its standard error never less than
     sampling alone gives), the measure does not see the deletion, and the case is "within noise"
@@ -979,7 +979,7 @@ def claim_fast(cost_list, summaries=None):
 
     Examples
     --------
-    >>> from gendel.gan.report import Cost
+    >>> from gendel.gan.summaries import Cost
     >>> c = lambda seed, t: Cost("mnist", "even", 0.7, seed, "cpu", 100, np.array([[t, 0.3], [2 * t, 0.1]]),
     ...                          np.array([[1.0, 0.25], [2.0, 0.2]]), 0.5)
     >>> claim_fast([c(0, 10.0), c(1, 12.0), c(2, 11.0)]).verdict, claim_fast([c(0, 0.5), c(1, 0.6), c(2, 0.55)]).verdict

@@ -403,17 +403,6 @@ def data_record(job, models, clf):
             "label_counts_test": _counts(models.test_labels)}
 
 
-def trained_models(job, *, device=None, progress=True, data_root=None):
-    """The trained models of a job (:func:`train`), e.g. to draw more samples than its result holds.
-
-    Examples
-    --------
-    >>> from gendel.gan.profiles import find_job
-    >>> models = trained_models(find_job("tiny", "mnist-even-0.7-seed0"))  # needs MNIST # doctest: +SKIP
-    """
-    return train(job, device=device, progress=progress, data_root=data_root)
-
-
 #: The stages and functions whose code decides a result's numbers: with
 #: :func:`gendel.gan.run.run_job`, the roots of :func:`gendel.gan.code_fingerprint`.
 STAGES = (training_images, deletion_mask, pretrained_model, label_classifier, train, reweighted, fast_deletion,

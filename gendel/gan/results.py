@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
@@ -605,3 +606,72 @@ def remake_command(profile):
     name = get_profile(profile).name
     extra = {"quick": " --parallel 2", "gpu": " --device cuda", "paper": " --device cuda"}.get(name, "")
     return f"python -m gendel.gan grid --profile {name} --store{extra}"
+
+
+@dataclasses.dataclass(frozen=True)
+class Provenance:
+    """Where the results of a profile come from, summarised over its jobs.
+
+    Examples
+    --------
+    >>> p = provenance_summary("gpu", stored_results("gpu"))
+    >>> p.jobs, p.fingerprints, p.devices
+    (4, (None,), ('NVIDIA H100 80GB HBM3',))
+    """
+
+    profile: str
+    jobs: int
+    seeds: tuple
+    datasets: tuple
+    deletions: tuple
+    commands: tuple
+    fingerprints: tuple
+    devices: tuple
+    threads: tuple
+    torch: tuple
+    n_train: tuple
+    n_split: tuple
+    created: tuple
+    made_by: str | None
+    train_cpu_seconds: dict     # per training kind: median CPU seconds (None for legacy results)
+    stage_seconds: dict         # per stage: median wall seconds per job
+    total_seconds: float        # wall seconds of all jobs together (what a grid of one process would take)
+
+
+def provenance_summary(profile, results):
+    """A :class:`Provenance` of ``results`` (the results of ``profile``).
+
+    Examples
+    --------
+    >>> provenance_summary("gpu", stored_results("gpu")).made_by.startswith("gendel at commit")
+    True
+    """
+    def hw(r):
+        h = r.provenance["hardware"]
+        return h.get("evaluation") or h.get("job") or {}
+
+    def uniq(values):
+        return tuple(sorted({v for v in values}, key=str))
+
+    if not len(results):
+        raise ValueError(f"there are no results of profile {profile!r} to summarise: make them with "
+                         f"python -m gendel.gan grid --profile {profile}, or pass the results to summarise")
+
+    train = {}
+    if all(not r.legacy for r in results):
+        for kind in ("pretrain", "retrain", "control", "vdm", "classifier"):
+            train[kind] = float(np.median([r.timings[f"{kind}_cpu"] for r in results]))
+    stages = defaultdict(list)
+    for r in results:
+        for k, v in r.provenance.get("seconds", {}).items():
+            stages[k].append(v)
+    return Provenance(
+        profile=profile, jobs=len(results), seeds=uniq(r.seed for r in results),
+        datasets=uniq(r.dataset for r in results), deletions=uniq((r.setting, r.lam) for r in results),
+        commands=uniq(r.provenance.get("command") for r in results),
+        fingerprints=uniq(r.fingerprint for r in results), devices=uniq(hw(r).get("device") for r in results),
+        threads=uniq(hw(r).get("torch_threads") for r in results), torch=uniq(r.provenance.get("torch") for r in results),
+        n_train=uniq(r.data.get("n_train") for r in results), n_split=uniq(r.data.get("n_split") for r in results),
+        created=uniq((r.provenance.get("created") or "")[:10] for r in results), made_by=results[0].provenance.get("made_by"),
+        train_cpu_seconds=train, stage_seconds={k: float(np.median(v)) for k, v in stages.items()},
+        total_seconds=float(sum(r.provenance.get("seconds", {}).get("job", 0.0) for r in results)))

@@ -4,7 +4,7 @@
 models from stored results (no training): for a bound B, Alg. 1 accepts a pre-trained sample y
 with probability min(ρ̂_ℰ(y), B) / B, so the approximated model's label distribution is that of
 the stored pre-trained samples weighted by min(ρ̂_ℰ, B)
-(:func:`gendel.gan.report.bound_label_distribution`). A redraw takes milliseconds; one that
+(:func:`gendel.gan.labels.bound_label_distribution`). A redraw takes milliseconds; one that
 fails rolls the controls back to the last settings that drew (:class:`!gendel.panels.base.Panel`).
 
 Widgets need a kernel (Jupyter, Binder, Colab); the book shows
@@ -22,7 +22,8 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError('gendel.panels.gan needs ipywidgets and anywidget: pip install "gendel[widgets]"') from exc
 
 from gendel.panels.base import Panel
-from gendel.gan.report import bound_label_distribution, group
+from gendel.gan.labels import bound_label_distribution
+from gendel.gan.summaries import group
 from gendel.gan.images import CLASS_NAMES
 from gendel.plotting.gan import DATASET_NAMES, MODEL_COLORS, MODEL_NAMES, setting_name   # names with <sub>: ρ̂<sub>ℰ</sub>
 

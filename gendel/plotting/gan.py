@@ -1,6 +1,6 @@
 """Figures of the chapter on DCGANs (§5.2, Appendix E).
 
-Every function takes numbers computed by :mod:`gendel.gan.report` (or stored in
+Every function takes numbers computed by :mod:`gendel.gan.summaries` (or stored in
 :class:`~gendel.gan.results.JobResult`\\ s) and returns a plotly figure; nothing here trains or
 samples.
 
@@ -28,12 +28,12 @@ from plotly.subplots import make_subplots
 
 from gendel.deletion_test.stats import PAPER_STATISTICS, STATISTICS
 from gendel.gan.images import CLASS_NAMES, DATASET_NAMES
-from gendel.gan.report import MODEL_NAMES as _MODEL_NAMES
-from gendel.gan.report import bound_label_distribution, deleted_labels
+from gendel.gan.labels import MODEL_NAMES as _MODEL_NAMES
+from gendel.gan.labels import bound_label_distribution, deleted_labels
 from gendel.plotting.common import COLORS, STAT_COLORS, plotly_text, readable_figure, rgba, step_outline
 
 MODEL_COLORS = {"pre": COLORS["H0"], "re": COLORS["H1"], "approx": COLORS["D"], "control": "#8C8C8C"}
-#: The model names of :data:`gendel.gan.report.MODEL_NAMES` with HTML subscripts, for figure text.
+#: The model names of :data:`gendel.gan.labels.MODEL_NAMES` with HTML subscripts, for figure text.
 MODEL_NAMES = {k: plotly_text(v) for k, v in _MODEL_NAMES.items()}
 SUBTITLE = "<br><span style='font-size:13px;color:#444'>{}</span>"
 
@@ -146,11 +146,11 @@ def label_bars_figure(summaries, *, title, subtitle="", models=("pre", "re", "ap
 
     Parameters
     ----------
-    summaries : list of :class:`gendel.gan.report.LabelSummary`
+    summaries : list of :class:`gendel.gan.summaries.LabelSummary`
 
     Examples
     --------
-    >>> from gendel.gan.report import label_summary
+    >>> from gendel.gan.summaries import label_summary
     >>> from gendel.gan.results import stored_results
     >>> fig = label_bars_figure(label_summary(stored_results("gpu"))[:1], title="Fig. 7(a)")
     >>> [trace.name for trace in fig.data]
@@ -181,12 +181,12 @@ def label_bars_slider_figure(summaries, *, title, subtitle="", models=("pre", "r
 
     Parameters
     ----------
-    summaries : list of :class:`gendel.gan.report.LabelSummary`
+    summaries : list of :class:`gendel.gan.summaries.LabelSummary`
         One per λ, of one data set and setting.
 
     Examples
     --------
-    >>> from gendel.gan.report import label_summary
+    >>> from gendel.gan.summaries import label_summary
     >>> from gendel.gan.results import stored_results
     >>> s = [x for x in label_summary(stored_results("gpu")) if x.dataset == "mnist" and x.setting == "odd"]
     >>> fig = label_bars_slider_figure(s, title="App. E")
@@ -241,7 +241,7 @@ def statistics_figure(values, ks, *, stats=("lr", "asc-log", "asc-tlogt"), title
     Parameters
     ----------
     values : dict
-        (data set, setting, λ) -> {stat: {"h0", "h1", "control"} -> values} (:func:`gendel.gan.report.statistics`).
+        (data set, setting, λ) -> {stat: {"h0", "h1", "control"} -> values} (:func:`gendel.gan.summaries.statistics`).
     ks : dict
         (data set, setting, λ) -> {stat: {"h1": KS, "control": KS}}.
 
@@ -313,11 +313,11 @@ def ks_lambda_figure(ks, *, title, subtitle=""):
 
     Parameters
     ----------
-    ks : list of :class:`gendel.gan.report.KSSummary`
+    ks : list of :class:`gendel.gan.summaries.KSSummary`
 
     Examples
     --------
-    >>> from gendel.gan.report import ks_summary
+    >>> from gendel.gan.summaries import ks_summary
     >>> from gendel.gan.results import stored_results
     >>> fig = ks_lambda_figure(ks_summary(stored_results("gpu")), title="KS by λ")
     >>> sorted({t.name for t in fig.data})
@@ -359,11 +359,11 @@ def achieved_figure(achieved, *, title, subtitle=""):
 
     Parameters
     ----------
-    achieved : list of :class:`gendel.gan.report.Achieved`
+    achieved : list of :class:`gendel.gan.summaries.Achieved`
 
     Examples
     --------
-    >>> from gendel.gan.report import Achieved
+    >>> from gendel.gan.summaries import Achieved
     >>> a = Achieved("mnist", "even", 0.7, (0, 1), np.array([0.6, 0.62]), np.array([0.55, 0.57]),
     ...              np.array([0.3, 0.34]), {1: np.array([0.0, 0.02]), 2: np.array([0.2, 0.22])})
     >>> fig = achieved_figure([a], title="Where the effect is lost")
@@ -401,12 +401,12 @@ def cost_figure(cost_list, *, title, subtitle=""):
 
     Parameters
     ----------
-    cost_list : list of :class:`gendel.gan.report.Cost`
+    cost_list : list of :class:`gendel.gan.summaries.Cost`
         Of one deletion set.
 
     Examples
     --------
-    >>> from gendel.gan.report import Cost
+    >>> from gendel.gan.summaries import Cost
     >>> c = Cost("mnist", "even", 0.7, 0, "cpu", 100, np.array([[10.0, 0.3], [20.0, 0.1]]),
     ...          np.array([[1.0, 0.25], [2.0, 0.2]]), 0.5)
     >>> [t.name for t in cost_figure([c], title="Cost").data]
@@ -505,7 +505,7 @@ def forest_figure(estimates, *, title, subtitle=""):
     Examples
     --------
     >>> from gendel.claims.gan import shift_estimates
-    >>> from gendel.gan.report import label_summary
+    >>> from gendel.gan.summaries import label_summary
     >>> from gendel.gan.results import stored_results
     >>> fig = forest_figure(shift_estimates(label_summary(stored_results("gpu"))), title="β")
     >>> [t.name for t in fig.data][:2]

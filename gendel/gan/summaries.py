@@ -1,4 +1,4 @@
-"""From GAN results (:class:`~gendel.gan.results.JobResult`) to the numbers of the chapter.
+"""Summaries of GAN results per question (:class:`~gendel.gan.results.JobResult` in, numbers out).
 
 Every function takes results and returns numbers or small records; the pages display them and
 :mod:`gendel.claims.gan` turns them into verdicts. Nothing here trains or samples.
@@ -25,100 +25,7 @@ import numpy as np
 
 from gendel.deletion_test.stats import PAPER_STATISTICS, STATISTICS, ks_statistic
 
-MODELS = ("pre", "re", "approx", "control")
-MODEL_NAMES = {"pre": "pre-trained p̂", "re": "re-trained p̂′", "approx": "approximated ρ̂_ℰ·p̂",
-               "control": "control (p̂, another seed)"}
-
-
-def deleted_labels(setting):
-    """The labels X' is drawn from: 0, 2, 4, 6, 8 for ``even``; 1, 3, 5, 7, 9 for ``odd``.
-
-    Examples
-    --------
-    >>> deleted_labels("odd").tolist()
-    [1, 3, 5, 7, 9]
-    """
-    if setting not in ("even", "odd"):
-        raise ValueError(f"setting must be 'even' or 'odd'; got {setting!r}")
-    return np.arange(0 if setting == "even" else 1, 10, 2)
-
-
-def proportions(counts):
-    """Label counts -> label distribution (sums to one, along the last axis).
-
-    Examples
-    --------
-    >>> proportions([[1, 3], [2, 2]]).tolist()     # one distribution per row
-    [[0.25, 0.75], [0.5, 0.5]]
-    """
-    counts = np.asarray(counts, dtype=float)
-    total = counts.sum(axis=-1, keepdims=True)
-    if np.any(total <= 0):
-        raise ValueError("label counts must have a positive total")
-    return counts / total
-
-
-def tv_distance(p, q):
-    """Total-variation distance ``(1/2) sum |p - q|`` between label distributions (last axis).
-
-    Examples
-    --------
-    >>> float(tv_distance([0.5, 0.5, 0.0], [0.0, 0.5, 0.5]))
-    0.5
-    """
-    return 0.5 * np.abs(np.asarray(p, float) - np.asarray(q, float)).sum(axis=-1)
-
-
-def class_reweighted(dist, setting, lam):
-    """A label distribution re-weighted by the exact class-level ratio of the data.
-
-    Deleting a 1 − λ fraction of each label of one parity multiplies the data distribution of
-    those labels by λ (and renormalises). Applied to the labels of X it gives those of X \\ X';
-    applied to a model's labels, what Alg. 1 with a DRE equal to that data ratio would give.
-
-    Examples
-    --------
-    >>> q = class_reweighted(np.full(10, 0.1), "even", 0.5)   # even labels at half their weight
-    >>> np.round(q[:2], 3).tolist(), round(float(q.sum()), 3)
-    ([0.067, 0.133], 1.0)
-    """
-    w = np.ones(10)
-    w[deleted_labels(setting)] = lam
-    q = np.asarray(dist, float) * w
-    return q / q.sum(axis=-1, keepdims=True)
-
-
-def deleted_mass(dist, setting):
-    """δ: the share of a label distribution on the labels X' was drawn from.
-
-    Examples
-    --------
-    >>> float(deleted_mass(np.full(10, 0.1), "odd"))
-    0.5
-    """
-    return np.asarray(dist, float)[..., deleted_labels(setting)].sum(axis=-1)
-
-
-def bound_label_distribution(labels, log_ratio, bound):
-    """The label distribution of Alg. 1 with bound B, from stored pre-trained samples.
-
-    A proposal y is accepted with probability min(ρ̂_ℰ(y), B) / B, so the accepted labels follow
-    the pre-trained labels weighted by min(ρ̂_ℰ, B): B only changes the result where it clips
-    ρ̂_ℰ. Returns ``(distribution (10,), acceptance rate)``.
-
-    Examples
-    --------
-    >>> dist, acceptance = bound_label_distribution([0, 0, 1, 1], np.log([0.5, 0.5, 2.0, 4.0]), 2.0)
-    >>> np.round(dist[:2], 3).tolist(), round(acceptance, 3)    # weights 0.5, 0.5, 2, 2 (4 clipped to B)
-    ([0.2, 0.8], 0.625)
-    """
-    from gendel.gan.experiment import reweighted
-
-    bound = float(bound)
-    if not bound > 0:
-        raise ValueError(f"bound must be > 0; got {bound}")
-    weights = reweighted(labels, log_ratio, bound)["weights"]  # the one re-weighting, min(ρ̂_ℰ, B)
-    return weights / weights.sum(), float(weights.sum() / len(labels) / bound)
+from gendel.gan.labels import MODELS, achieved_shift, deleted_mass, proportions, sampling_tv, tv_distance
 
 
 def _key(result):
@@ -130,7 +37,8 @@ def group(results):
 
     Examples
     --------
-    >>> rs = stored_results_for_examples()
+    >>> from gendel.gan.results import stored_results
+    >>> rs = stored_results("gpu")
     >>> [(k, [r.seed for r in v]) for k, v in group(rs).items()][:2]
     [(('mnist', 'even', 0.7), [0]), (('mnist', 'odd', 0.7), [0])]
     """
@@ -139,24 +47,6 @@ def group(results):
     for r in sorted(results, key=lambda r: (order.get(r.dataset, 2), _key(r), r.seed)):
         groups[_key(r)].append(r)
     return dict(groups)
-
-
-def sampling_tv(dist, m, *, n_draws=2000, rng=0):
-    """The TV distance between two label distributions of ``m`` samples each drawn from the same
-    ``dist`` (its mean and its standard deviation over simulated pairs): how far apart sampling
-    alone puts two models that do not differ, and how much a TV between two samples scatters.
-
-    Examples
-    --------
-    >>> mean, sd = sampling_tv(np.full(10, 0.1), 5000)
-    >>> 0.01 < mean < 0.04, sd < mean
-    (True, True)
-    """
-    rng = np.random.default_rng(rng)
-    a = rng.multinomial(m, dist, size=n_draws) / m
-    b = rng.multinomial(m, dist, size=n_draws) / m
-    tv = tv_distance(a, b)
-    return float(tv.mean()), float(tv.std(ddof=1))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -178,7 +68,8 @@ class LabelSummary:
 
     Examples
     --------
-    >>> (s, *_) = label_summary(stored_results_for_examples())
+    >>> from gendel.gan.results import stored_results
+    >>> (s, *_) = label_summary(stored_results("gpu"))
     >>> s.dataset, s.setting, s.seeds, s.dist["pre"].shape
     ('mnist', 'even', (0,), (1, 10))
     >>> round(float(s.exact_shift), 3)         # δ(X \\ X') − δ(X): what deleting X' does to the labels
@@ -249,7 +140,8 @@ def label_summary(results):
 
     Examples
     --------
-    >>> [f"{s.dataset} {s.setting}-{s.lam:g}" for s in label_summary(stored_results_for_examples())]
+    >>> from gendel.gan.results import stored_results
+    >>> [f"{s.dataset} {s.setting}-{s.lam:g}" for s in label_summary(stored_results("gpu"))]
     ['mnist even-0.7', 'mnist odd-0.7', 'fashion-mnist even-0.7', 'fashion-mnist odd-0.7']
     """
     out = []
@@ -264,16 +156,14 @@ def label_summary(results):
     return out
 
 
-# ---- Q3 --------------------------------------------------------------------------------------
-
-
 def statistics(results, stat, *, seed=None):
     """Q3 values of ``stat`` per deletion set: ``{key: {"h0", "h1", "control"}}`` of one seed (one
     pair of trained models, as the test sees it) or pooled over the seeds (``seed=None``).
 
     Examples
     --------
-    >>> values = statistics(stored_results_for_examples(), "lr")
+    >>> from gendel.gan.results import stored_results
+    >>> values = statistics(stored_results("gpu"), "lr")
     >>> sorted(values[("mnist", "odd", 0.7)]), values[("mnist", "odd", 0.7)]["h0"].shape
     (['h0', 'h1'], (100,))
     """
@@ -293,7 +183,8 @@ class KSSummary:
 
     Examples
     --------
-    >>> s = ks_summary(stored_results_for_examples())[0]
+    >>> from gendel.gan.results import stored_results
+    >>> s = ks_summary(stored_results("gpu"))[0]
     >>> s.stat, s.ks.shape, bool(0 <= s.ks[0] <= 1)
     ('lr', (1,), True)
     """
@@ -364,7 +255,8 @@ def ks_summary(results, stats=PAPER_STATISTICS):
 
     Examples
     --------
-    >>> [s.stat for s in ks_summary(stored_results_for_examples())][:3]
+    >>> from gendel.gan.results import stored_results
+    >>> [s.stat for s in ks_summary(stored_results("gpu"))][:3]
     ['lr', 'asc-log', 'asc-tlogt']
     """
     out = []
@@ -383,33 +275,6 @@ def ks_summary(results, stats=PAPER_STATISTICS):
     return out
 
 
-# ---- what the DRE achieves on real images and on GAN samples ----------------------------------------
-
-
-def achieved_shift(weights, counts, setting, lam):
-    """The share of the exact shift of the deleted mass that Alg. 1's weights achieve on a pool.
-
-    ``weights`` and ``counts`` are per-label sums of min(ρ̂_ℰ, B) and per-label counts of a pool
-    (``gendel.gan.experiment.reweighted``). Without weights the pool's deleted mass is δ; the
-    exact data ratio would move it to δ* (the pool re-weighted by λ on the deleted labels); Alg. 1
-    with ρ̂_ℰ moves it to δ_w. Returns (δ_w − δ) / (δ* − δ): 1 is the whole shift, 0 none.
-
-    Examples
-    --------
-    >>> counts = np.full(10, 100)
-    >>> exact = counts * np.where(np.arange(10) % 2 == 0, 0.5, 1.0)   # the data ratio: λ = 0.5 on even labels
-    >>> round(float(achieved_shift(exact, counts, "even", 0.5)), 3)
-    1.0
-    >>> float(achieved_shift(counts.astype(float), counts, "even", 0.5)) == 0    # all weights equal: no shift
-    True
-    """
-    counts = np.asarray(counts, float)
-    base = deleted_mass(proportions(counts), setting)
-    target = deleted_mass(class_reweighted(proportions(counts), setting, lam), setting)
-    moved = deleted_mass(proportions(weights), setting)
-    return (moved - base) / (target - base)
-
-
 @dataclasses.dataclass(frozen=True)
 class Achieved:
     """How much of the deletion Alg. 1 achieves with the job's ρ̂_ℰ, by pool, per seed.
@@ -421,7 +286,8 @@ class Achieved:
 
     Examples
     --------
-    >>> achieved_summary(stored_results_for_examples())    # results of format version 1 have no pools
+    >>> from gendel.gan.results import stored_results
+    >>> achieved_summary(stored_results("gpu"))    # results of format version 1 have no pools
     []
     """
 
@@ -455,9 +321,6 @@ def achieved_summary(results):
         out.append(Achieved(dataset, setting, lam, tuple(r.seed for r in rs), pools["train"], pools["test"],
                             pools["pretrained"], {e: np.array(v) for e, v in sorted(by_epoch.items())}))
     return out
-
-
-# ---- cost at equal quality ----------------------------------------------------------------------
 
 
 @dataclasses.dataclass(frozen=True)
@@ -549,7 +412,8 @@ def costs(results, *, clock="cpu"):
 
     Examples
     --------
-    >>> costs(stored_results_for_examples())     # results of format version 1 have no curves
+    >>> from gendel.gan.results import stored_results
+    >>> costs(stored_results("gpu"))     # results of format version 1 have no curves
     []
     """
     if clock not in ("cpu", "wall"):
@@ -570,85 +434,3 @@ def costs(results, *, clock="cpu"):
                                 tv_distance(proportions(v["reweighted_pretrained"]), kept)])
         out.append(Cost(r.dataset, r.setting, float(r.lam), r.seed, clock, m, retrain, fast, sampling))
     return out
-
-
-@dataclasses.dataclass(frozen=True)
-class Provenance:
-    """Where the results of a profile come from, summarised over its jobs.
-
-    Examples
-    --------
-    >>> p = provenance_summary("gpu", stored_results_for_examples())
-    >>> p.jobs, p.fingerprints, p.devices
-    (4, (None,), ('NVIDIA H100 80GB HBM3',))
-    """
-
-    profile: str
-    jobs: int
-    seeds: tuple
-    datasets: tuple
-    deletions: tuple
-    commands: tuple
-    fingerprints: tuple
-    devices: tuple
-    threads: tuple
-    torch: tuple
-    n_train: tuple
-    n_split: tuple
-    created: tuple
-    made_by: str | None
-    train_cpu_seconds: dict     # per training kind: median CPU seconds (None for legacy results)
-    stage_seconds: dict         # per stage: median wall seconds per job
-    total_seconds: float        # wall seconds of all jobs together (what a grid of one process would take)
-
-
-def provenance_summary(profile, results):
-    """A :class:`Provenance` of ``results`` (the results of ``profile``).
-
-    Examples
-    --------
-    >>> provenance_summary("gpu", stored_results_for_examples()).made_by.startswith("gendel at commit")
-    True
-    """
-    def hw(r):
-        h = r.provenance["hardware"]
-        return h.get("evaluation") or h.get("job") or {}
-
-    def uniq(values):
-        return tuple(sorted({v for v in values}, key=str))
-
-    if not len(results):
-        raise ValueError(f"there are no results of profile {profile!r} to summarise: make them with "
-                         f"python -m gendel.gan grid --profile {profile}, or pass the results to summarise")
-
-    train = {}
-    if all(not r.legacy for r in results):
-        for kind in ("pretrain", "retrain", "control", "vdm", "classifier"):
-            train[kind] = float(np.median([r.timings[f"{kind}_cpu"] for r in results]))
-    stages = defaultdict(list)
-    for r in results:
-        for k, v in r.provenance.get("seconds", {}).items():
-            stages[k].append(v)
-    return Provenance(
-        profile=profile, jobs=len(results), seeds=uniq(r.seed for r in results),
-        datasets=uniq(r.dataset for r in results), deletions=uniq((r.setting, r.lam) for r in results),
-        commands=uniq(r.provenance.get("command") for r in results),
-        fingerprints=uniq(r.fingerprint for r in results), devices=uniq(hw(r).get("device") for r in results),
-        threads=uniq(hw(r).get("torch_threads") for r in results), torch=uniq(r.provenance.get("torch") for r in results),
-        n_train=uniq(r.data.get("n_train") for r in results), n_split=uniq(r.data.get("n_split") for r in results),
-        created=uniq((r.provenance.get("created") or "")[:10] for r in results), made_by=results[0].provenance.get("made_by"),
-        train_cpu_seconds=train, stage_seconds={k: float(np.median(v)) for k, v in stages.items()},
-        total_seconds=float(sum(r.provenance.get("seconds", {}).get("job", 0.0) for r in results)))
-
-
-def stored_results_for_examples():
-    """The stored gpu results (format version 1): the examples of this module run on them.
-
-    Examples
-    --------
-    >>> [r.name for r in stored_results_for_examples()][:2]
-    ['mnist-even-0.7-seed0', 'mnist-odd-0.7-seed0']
-    """
-    from gendel.gan.results import stored_results
-
-    return stored_results("gpu")

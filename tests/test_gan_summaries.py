@@ -1,4 +1,4 @@
-"""From GAN results to the chapter's numbers (gendel.gan.report) and the noise-aware claims
+"""From GAN results to the chapter's numbers (gendel.gan.summaries) and the noise-aware claims
 (gendel.claims.gan), on constructed results whose answers are known."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from gendel.claims import gan as C  # noqa: E402
 from gendel.core.deletion import ApproximateDeletion  # noqa: E402
 from gendel.core.models import EmpiricalModel  # noqa: E402
 from gendel.deletion_test.stats import ks_statistic  # noqa: E402
-from gendel.gan import report  # noqa: E402
+from gendel.gan import labels, summaries  # noqa: E402
 from gendel.gan.profiles import Job  # noqa: E402
 from gendel.gan.results import JobResult  # noqa: E402
 
@@ -21,7 +21,7 @@ def make_result(dataset="mnist", setting="even", lam=0.7, seed=0, *, labels=None
     """A JobResult with the fields the report reads; labels: model -> 10 counts."""
     data_all = np.full(10, 800)
     kept = data_all.copy()
-    kept[report.deleted_labels(setting)] = np.floor(lam * 800 + 0.5)
+    kept[labels.deleted_labels(setting)] = np.floor(lam * 800 + 0.5)
     labels = labels or {k: np.full(10, m // 10) for k in ("pre", "re", "approx", "control")}
     stats = stats or {s: {"h0": np.arange(40.0), "h1": np.arange(40.0) + 20, "control": np.arange(40.0) + 2}
                       for s in ("lr", "asc-log", "asc-tlogt")}
@@ -39,24 +39,24 @@ def even_mass(q):
 
 
 def test_tv_distance_deleted_mass_and_the_exact_shift():
-    assert report.tv_distance([0.5, 0.5, 0.0], [0.0, 0.5, 0.5]) == pytest.approx(0.5)
-    (s,) = report.label_summary([make_result(lam=0.7)])
+    assert labels.tv_distance([0.5, 0.5, 0.0], [0.0, 0.5, 0.5]) == pytest.approx(0.5)
+    (s,) = summaries.label_summary([make_result(lam=0.7)])
     # X: equal labels; X \ X': even labels at 0.7 of their count -> δ = 0.35 / 0.85
     assert s.exact_shift == pytest.approx(0.35 / 0.85 - 0.5, abs=1e-3)
-    assert float(report.deleted_mass(s.data_kept, "even")) == pytest.approx(0.35 / 0.85, abs=1e-3)
+    assert float(labels.deleted_mass(s.data_kept, "even")) == pytest.approx(0.35 / 0.85, abs=1e-3)
     with pytest.raises(ValueError, match="even"):
-        report.deleted_labels("all")
+        labels.deleted_labels("all")
 
 
 def test_class_reweighted_is_the_data_ratio_applied_to_the_labels():
-    (s,) = report.label_summary([make_result(lam=0.6)])
-    np.testing.assert_allclose(report.class_reweighted(s.data_all, "even", 0.6), s.data_kept, atol=1e-3)
+    (s,) = summaries.label_summary([make_result(lam=0.6)])
+    np.testing.assert_allclose(labels.class_reweighted(s.data_all, "even", 0.6), s.data_kept, atol=1e-3)
 
 
 def test_label_summary_means_standard_errors_and_controls_over_seeds():
     rs = [make_result(seed=k, labels={"pre": even_mass(0.5), "re": even_mass(q), "approx": even_mass(0.45),
                                       "control": even_mass(0.5)}) for k, q in enumerate((0.40, 0.42, 0.44))]
-    (s,) = report.label_summary(rs)
+    (s,) = summaries.label_summary(rs)
     assert s.seeds == (0, 1, 2) and s.dist["re"].shape == (3, 10)
     np.testing.assert_allclose(s.mass("re"), [0.40, 0.42, 0.44])
     np.testing.assert_allclose(s.shift("approx"), [-0.05] * 3)
@@ -66,8 +66,8 @@ def test_label_summary_means_standard_errors_and_controls_over_seeds():
 
 
 def test_sampling_tv_follows_the_multinomial_noise():
-    small, _ = report.sampling_tv(np.full(10, 0.1), 1000)
-    large, _ = report.sampling_tv(np.full(10, 0.1), 100_000)
+    small, _ = labels.sampling_tv(np.full(10, 0.1), 1000)
+    large, _ = labels.sampling_tv(np.full(10, 0.1), 100_000)
     # E|p̂ - q̂| for two samples of m scales like 1/√m
     assert small / large == pytest.approx(10.0, rel=0.1)
 
@@ -78,10 +78,10 @@ def test_achieved_shift_is_one_for_the_exact_ratio_and_matches_alg1_on_a_pool():
     exact = np.where(labels % 2 == 0, 0.7, 1.0)   # the data ratio (up to a constant) of even-0.7
     counts = np.bincount(labels, minlength=10)
     weights = np.bincount(labels, weights=exact, minlength=10)
-    assert report.achieved_shift(weights, counts, "even", 0.7) == pytest.approx(1.0)
+    assert labels.achieved_shift(weights, counts, "even", 0.7) == pytest.approx(1.0)
     half = np.where(labels % 2 == 0, np.sqrt(0.7), 1.0)   # half of the log ratio
     w_half = np.bincount(labels, weights=half, minlength=10)
-    share = report.achieved_shift(w_half, counts, "even", 0.7)
+    share = labels.achieved_shift(w_half, counts, "even", 0.7)
     assert 0.4 < share < 0.6
     # Independently: Alg. 1 on the pool with that ratio accepts labels in those proportions.
 
@@ -92,7 +92,7 @@ def test_achieved_shift_is_one_for_the_exact_ratio_and_matches_alg1_on_a_pool():
     sampler = ApproximateDeletion(EmpiricalModel(np.arange(4000)[:, None]), Lookup(), bound=1.0)
     Y = sampler.sample(60_000, rng=np.random.default_rng(1))
     accepted = np.bincount(labels[Y[:, 0]], minlength=10)
-    assert report.achieved_shift(accepted.astype(float), counts, "even", 0.7) == pytest.approx(share, abs=0.05)
+    assert labels.achieved_shift(accepted.astype(float), counts, "even", 0.7) == pytest.approx(share, abs=0.05)
 
 
 def test_bound_label_distribution_matches_alg1():
@@ -107,7 +107,7 @@ def test_bound_label_distribution_matches_alg1():
 
     model = EmpiricalModel(np.arange(5000)[:, None])
     for bound in (10.0, 1.0):
-        expected, rate = report.bound_label_distribution(labels, log_ratio, bound)
+        expected, rate = labels.bound_label_distribution(labels, log_ratio, bound)
         sampler = ApproximateDeletion(model, LookupDRE(), bound=bound)
         with pytest.warns(RuntimeWarning) if bound == 1.0 else _no_warning():
             Y = sampler.sample(40_000, rng=np.random.default_rng(1))
@@ -115,9 +115,9 @@ def test_bound_label_distribution_matches_alg1():
         np.testing.assert_allclose(got, expected, atol=0.012)
         assert sampler.acceptance_rate_ == pytest.approx(rate, rel=0.03)
     # the check can fail: clipping at B = 1 moves the distribution back towards the unweighted one
-    clipped, _ = report.bound_label_distribution(labels, log_ratio, 1.0)
-    exact, _ = report.bound_label_distribution(labels, log_ratio, 10.0)
-    assert report.tv_distance(clipped, exact) > 0.05
+    clipped, _ = labels.bound_label_distribution(labels, log_ratio, 1.0)
+    exact, _ = labels.bound_label_distribution(labels, log_ratio, 10.0)
+    assert labels.tv_distance(clipped, exact) > 0.05
 
 
 class _no_warning:
@@ -133,7 +133,7 @@ class _no_warning:
 
 
 def test_cost_at_equal_quality_interpolates_between_epochs():
-    c = report.Cost("mnist", "even", 0.7, 0, "cpu", 100, np.array([[10.0, 0.5], [20.0, 0.3], [30.0, 0.2]]),
+    c = summaries.Cost("mnist", "even", 0.7, 0, "cpu", 100, np.array([[10.0, 0.5], [20.0, 0.3], [30.0, 0.2]]),
                     np.array([[4.0, 0.45], [5.0, 0.25]]), 2.0)
     assert c.retrain_seconds_to_reach(0.25) == pytest.approx(25.0)      # half way from 0.3 to 0.2
     assert c.speedup_at_equal_quality == pytest.approx(5.0)
@@ -143,10 +143,10 @@ def test_cost_at_equal_quality_interpolates_between_epochs():
 
 def test_ks_summary_and_bootstrap_noise():
     rs = [make_result(seed=k) for k in range(3)]
-    (lr, *_) = report.ks_summary(rs)
+    (lr, *_) = summaries.ks_summary(rs)
     assert lr.stat == "lr" and lr.ks == pytest.approx([0.5] * 3) and lr.ks_control == pytest.approx([0.05] * 3)
-    se_40 = report.ks_bootstrap_se(np.arange(40.0), np.arange(40.0) + 10)
-    se_400 = report.ks_bootstrap_se(np.arange(0, 40, 0.1), np.arange(0, 40, 0.1) + 10)
+    se_40 = summaries.ks_bootstrap_se(np.arange(40.0), np.arange(40.0) + 10)
+    se_400 = summaries.ks_bootstrap_se(np.arange(0, 40, 0.1), np.arange(0, 40, 0.1) + 10)
     assert se_400 < se_40 / 2     # about 1/√10
 
 
@@ -156,7 +156,7 @@ def test_ks_summary_and_bootstrap_noise():
 def summary_of(approx_q, control_q, re_qs=(0.42, 0.43, 0.41)):
     rs = [make_result(seed=k, labels={"pre": even_mass(0.5), "re": even_mass(q), "approx": even_mass(approx_q),
                                       "control": even_mass(control_q)}) for k, q in enumerate(re_qs)]
-    return report.label_summary(rs)
+    return summaries.label_summary(rs)
 
 
 def test_fewer_deleted_labels_is_weighed_against_sampling_and_training_noise():
@@ -178,7 +178,7 @@ def test_close_to_retrained_needs_a_gap_beyond_two_retrainings():
 def test_separation_is_weighed_against_the_control():
     far = {s: {"h0": np.arange(40.0), "h1": np.arange(40.0) + 40, "control": np.arange(40.0) + 1} for s in ("lr",)}
     close = {s: {"h0": np.arange(40.0), "h1": np.arange(40.0) + 40, "control": np.arange(40.0) + 39} for s in ("lr",)}
-    ks = lambda stats: report.ks_summary([make_result(seed=k, stats=stats) for k in range(3)], stats=("lr",))  # noqa
+    ks = lambda stats: summaries.ks_summary([make_result(seed=k, stats=stats) for k in range(3)], stats=("lr",))  # noqa
     assert C.claim_separation(ks(far)).verdict == "holds"
     assert C.claim_separation(ks(close)).verdict == "not distinguishable from training noise"
 
@@ -186,7 +186,7 @@ def test_separation_is_weighed_against_the_control():
 def test_claims_scoped_to_one_data_set_read_only_that_data_set():
     rs = [make_result(dataset=d, setting=s, seed=k) for d in ("mnist", "fashion-mnist") for s in ("even", "odd")
           for k in range(2)]
-    ks = report.ks_summary(rs)
+    ks = summaries.ks_summary(rs)
     assert {c.label.split()[0] for c in C.claim_lr_better_than_asc(ks).details["cases"]} == {"MNIST"}
     assert {c.label.split()[0] for c in C.claim_no_lr_asc_difference(ks).details["cases"]} == {"Fashion-MNIST"}
     assert all(c.label.startswith("MNIST") for c in C.claim_odd_separates_better(ks).details["cases"])
