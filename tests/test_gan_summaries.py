@@ -12,7 +12,8 @@ from gendel.claims import gan as C  # noqa: E402
 from gendel.core.deletion import ApproximateDeletion  # noqa: E402
 from gendel.core.models import EmpiricalModel  # noqa: E402
 from gendel.deletion_test.stats import ks_statistic  # noqa: E402
-from gendel.gan import labels, summaries  # noqa: E402
+from gendel.gan import summaries  # noqa: E402
+from gendel.gan.labels import achieved_shift, bound_label_distribution, class_reweighted, deleted_labels, deleted_mass, sampling_tv, tv_distance  # noqa: E402
 from gendel.gan.profiles import Job  # noqa: E402
 from gendel.gan.results import JobResult  # noqa: E402
 
@@ -21,7 +22,7 @@ def make_result(dataset="mnist", setting="even", lam=0.7, seed=0, *, labels=None
     """A JobResult with the fields the report reads; labels: model -> 10 counts."""
     data_all = np.full(10, 800)
     kept = data_all.copy()
-    kept[labels.deleted_labels(setting)] = np.floor(lam * 800 + 0.5)
+    kept[deleted_labels(setting)] = np.floor(lam * 800 + 0.5)
     labels = labels or {k: np.full(10, m // 10) for k in ("pre", "re", "approx", "control")}
     stats = stats or {s: {"h0": np.arange(40.0), "h1": np.arange(40.0) + 20, "control": np.arange(40.0) + 2}
                       for s in ("lr", "asc-log", "asc-tlogt")}
@@ -39,18 +40,18 @@ def even_mass(q):
 
 
 def test_tv_distance_deleted_mass_and_the_exact_shift():
-    assert labels.tv_distance([0.5, 0.5, 0.0], [0.0, 0.5, 0.5]) == pytest.approx(0.5)
+    assert tv_distance([0.5, 0.5, 0.0], [0.0, 0.5, 0.5]) == pytest.approx(0.5)
     (s,) = summaries.label_summary([make_result(lam=0.7)])
     # X: equal labels; X \ X': even labels at 0.7 of their count -> δ = 0.35 / 0.85
     assert s.exact_shift == pytest.approx(0.35 / 0.85 - 0.5, abs=1e-3)
-    assert float(labels.deleted_mass(s.data_kept, "even")) == pytest.approx(0.35 / 0.85, abs=1e-3)
+    assert float(deleted_mass(s.data_kept, "even")) == pytest.approx(0.35 / 0.85, abs=1e-3)
     with pytest.raises(ValueError, match="even"):
-        labels.deleted_labels("all")
+        deleted_labels("all")
 
 
 def test_class_reweighted_is_the_data_ratio_applied_to_the_labels():
     (s,) = summaries.label_summary([make_result(lam=0.6)])
-    np.testing.assert_allclose(labels.class_reweighted(s.data_all, "even", 0.6), s.data_kept, atol=1e-3)
+    np.testing.assert_allclose(class_reweighted(s.data_all, "even", 0.6), s.data_kept, atol=1e-3)
 
 
 def test_label_summary_means_standard_errors_and_controls_over_seeds():
@@ -66,8 +67,8 @@ def test_label_summary_means_standard_errors_and_controls_over_seeds():
 
 
 def test_sampling_tv_follows_the_multinomial_noise():
-    small, _ = labels.sampling_tv(np.full(10, 0.1), 1000)
-    large, _ = labels.sampling_tv(np.full(10, 0.1), 100_000)
+    small, _ = sampling_tv(np.full(10, 0.1), 1000)
+    large, _ = sampling_tv(np.full(10, 0.1), 100_000)
     # E|p̂ - q̂| for two samples of m scales like 1/√m
     assert small / large == pytest.approx(10.0, rel=0.1)
 
@@ -78,10 +79,10 @@ def test_achieved_shift_is_one_for_the_exact_ratio_and_matches_alg1_on_a_pool():
     exact = np.where(labels % 2 == 0, 0.7, 1.0)   # the data ratio (up to a constant) of even-0.7
     counts = np.bincount(labels, minlength=10)
     weights = np.bincount(labels, weights=exact, minlength=10)
-    assert labels.achieved_shift(weights, counts, "even", 0.7) == pytest.approx(1.0)
+    assert achieved_shift(weights, counts, "even", 0.7) == pytest.approx(1.0)
     half = np.where(labels % 2 == 0, np.sqrt(0.7), 1.0)   # half of the log ratio
     w_half = np.bincount(labels, weights=half, minlength=10)
-    share = labels.achieved_shift(w_half, counts, "even", 0.7)
+    share = achieved_shift(w_half, counts, "even", 0.7)
     assert 0.4 < share < 0.6
     # Independently: Alg. 1 on the pool with that ratio accepts labels in those proportions.
 
@@ -92,7 +93,7 @@ def test_achieved_shift_is_one_for_the_exact_ratio_and_matches_alg1_on_a_pool():
     sampler = ApproximateDeletion(EmpiricalModel(np.arange(4000)[:, None]), Lookup(), bound=1.0)
     Y = sampler.sample(60_000, rng=np.random.default_rng(1))
     accepted = np.bincount(labels[Y[:, 0]], minlength=10)
-    assert labels.achieved_shift(accepted.astype(float), counts, "even", 0.7) == pytest.approx(share, abs=0.05)
+    assert achieved_shift(accepted.astype(float), counts, "even", 0.7) == pytest.approx(share, abs=0.05)
 
 
 def test_bound_label_distribution_matches_alg1():
@@ -107,7 +108,7 @@ def test_bound_label_distribution_matches_alg1():
 
     model = EmpiricalModel(np.arange(5000)[:, None])
     for bound in (10.0, 1.0):
-        expected, rate = labels.bound_label_distribution(labels, log_ratio, bound)
+        expected, rate = bound_label_distribution(labels, log_ratio, bound)
         sampler = ApproximateDeletion(model, LookupDRE(), bound=bound)
         with pytest.warns(RuntimeWarning) if bound == 1.0 else _no_warning():
             Y = sampler.sample(40_000, rng=np.random.default_rng(1))
@@ -115,9 +116,9 @@ def test_bound_label_distribution_matches_alg1():
         np.testing.assert_allclose(got, expected, atol=0.012)
         assert sampler.acceptance_rate_ == pytest.approx(rate, rel=0.03)
     # the check can fail: clipping at B = 1 moves the distribution back towards the unweighted one
-    clipped, _ = labels.bound_label_distribution(labels, log_ratio, 1.0)
-    exact, _ = labels.bound_label_distribution(labels, log_ratio, 10.0)
-    assert labels.tv_distance(clipped, exact) > 0.05
+    clipped, _ = bound_label_distribution(labels, log_ratio, 1.0)
+    exact, _ = bound_label_distribution(labels, log_ratio, 10.0)
+    assert tv_distance(clipped, exact) > 0.05
 
 
 class _no_warning:
@@ -159,28 +160,10 @@ def summary_of(approx_q, control_q, re_qs=(0.42, 0.43, 0.41)):
     return summaries.label_summary(rs)
 
 
-def test_fewer_deleted_labels_is_weighed_against_sampling_and_training_noise():
+def test_fewer_deleted_labels_is_a_one_sided_test_over_the_seeds():
     assert C.claim_fewer_deleted_labels(summary_of(0.44, 0.5)).verdict == "holds"
-    # another training moves δ further than fast deletion does (0.1 against 0.06)
-    assert C.claim_fewer_deleted_labels(summary_of(0.44, 0.40)).verdict == "not distinguishable from training noise"
     assert C.claim_fewer_deleted_labels(summary_of(0.495, 0.5)).verdict == "not resolved at this sample size"
     assert C.claim_fewer_deleted_labels(summary_of(0.56, 0.5)).verdict == "does not hold"
-
-
-def test_close_to_retrained_needs_a_gap_beyond_two_retrainings():
-    assert C.claim_close_to_retrained(summary_of(0.42, 0.5)).verdict == "holds"
-    assert C.claim_close_to_retrained(summary_of(0.49, 0.5)).verdict == "does not hold"
-    # the re-trained models of two seeds differ as much as the gap: nothing beyond training noise
-    noisy = summary_of(0.42, 0.5, re_qs=(0.40, 0.5, 0.6))
-    assert C.claim_close_to_retrained(noisy).verdict == "not distinguishable from training noise"
-
-
-def test_separation_is_weighed_against_the_control():
-    far = {s: {"h0": np.arange(40.0), "h1": np.arange(40.0) + 40, "control": np.arange(40.0) + 1} for s in ("lr",)}
-    close = {s: {"h0": np.arange(40.0), "h1": np.arange(40.0) + 40, "control": np.arange(40.0) + 39} for s in ("lr",)}
-    ks = lambda stats: summaries.ks_summary([make_result(seed=k, stats=stats) for k in range(3)], stats=("lr",))  # noqa
-    assert C.claim_separation(ks(far)).verdict == "holds"
-    assert C.claim_separation(ks(close)).verdict == "not distinguishable from training noise"
 
 
 def test_claims_scoped_to_one_data_set_read_only_that_data_set():

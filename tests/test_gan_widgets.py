@@ -9,7 +9,7 @@ pytest.importorskip("ipywidgets")
 pytest.importorskip("torch")
 
 from gendel.gan import stored_results  # noqa: E402
-from gendel.gan import labels  # noqa: E402
+from gendel.gan.labels import bound_label_distribution, tv_distance  # noqa: E402
 from gendel.panels.gan import LabelPanel  # noqa: E402
 
 
@@ -26,7 +26,7 @@ def test_bars_follow_the_bound_and_the_deletion_set(results, monkeypatch):
     r = next(r for r in results if r.dataset == "mnist" and r.setting == "even")
     panel.set(dataset="mnist", setting="even", lam=0.7, bound=1.2)
     bars, rate = panel.bars()
-    expected, expected_rate = labels.bound_label_distribution(r.arrays["pre_labels"], r.arrays["pre_log_ratio"], 1.2)
+    expected, expected_rate = bound_label_distribution(r.arrays["pre_labels"], r.arrays["pre_log_ratio"], 1.2)
     np.testing.assert_allclose(bars["approx"], expected)
     assert rate == pytest.approx(expected_rate)
     np.testing.assert_allclose(panel.figure.data[2].y, expected)
@@ -38,7 +38,7 @@ def test_bars_follow_the_bound_and_the_deletion_set(results, monkeypatch):
     panel.set(bound=1.0)
     clipped = panel.bars()[0]["approx"]
     panel.set(bound=10.0)
-    assert labels.tv_distance(panel.bars()[0]["approx"], clipped) > 0.01
+    assert tv_distance(panel.bars()[0]["approx"], clipped) > 0.01
     panel.set(setting="odd")
     assert panel.bars()[0]["re"][1] != bars["re"][1]
 
