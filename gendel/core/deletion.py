@@ -18,8 +18,7 @@ import warnings
 
 import numpy as np
 
-from gendel._validation import Estimator, NotFittedError, check_count, check_positive, check_rng, is_fitted, plain
-from gendel.deletion_test.stats import _real
+from gendel._validation import Estimator, NotFittedError, check_count, check_positive, check_real, check_rng, is_fitted, plain
 
 #: The largest default number of proposals of one :meth:`ApproximateDeletion.sample` call.
 MAX_DEFAULT_PROPOSALS = 10_000_000
@@ -55,7 +54,7 @@ def _largest_pilot_ratio(sampler):
     cannot be had. For error messages only: it tells a B that is too large from too many samples."""
     try:
         Y = np.asarray(sampler.model.sample(PILOT_SIZE, rng=np.random.default_rng(2**31 - 1)))
-        return float(np.exp(np.max(_real(sampler.dre.log_ratio(Y), "the DRE's log_ratio(Y)"))))
+        return float(np.exp(np.max(check_real(sampler.dre.log_ratio(Y), "the DRE's log_ratio(Y)"))))
     except Exception:  # noqa: BLE001 - a message must not fail
         return None
 
@@ -109,7 +108,7 @@ class ApproximateDeletion(Estimator):
     ----------
     model : object
         The fitted pre-trained model p_hat; anything with ``sample(m, rng=...)`` returning an
-        array of m points (a :class:`gendel.core.models.KDE`, a :class:`gendel.gan.DCGAN`, ...).
+        array of m points (a :class:`gendel.core.models.KDE`, a :class:`gendel.gan.dcgan.DCGAN`, ...).
     dre : object
         A fitted density ratio estimator with ``log_ratio(Y)``.
     bound : float, optional
@@ -269,7 +268,7 @@ class ApproximateDeletion(Estimator):
         rng = np.random.default_rng(2**31 - 1)
         t0 = time.perf_counter()
         Y = np.asarray(self.model.sample(PILOT_SIZE, rng=rng))
-        log_r = _real(self.dre.log_ratio(Y), "the DRE's log_ratio(Y)")
+        log_r = check_real(self.dre.log_ratio(Y), "the DRE's log_ratio(Y)")
         per_proposal = (time.perf_counter() - t0) / PILOT_SIZE
         accept = float(np.mean(np.minimum(np.exp(np.minimum(log_r - math.log(self.bound_), 0.0)), 1.0)))
         if accept == 0.0:
@@ -351,7 +350,7 @@ class ApproximateDeletion(Estimator):
                     rng.bit_generator.state = first["state"]
                 else:
                     Y = np.asarray(self.model.sample(batch, rng=rng))
-                    log_r = _real(self.dre.log_ratio(Y), "the DRE's log_ratio(Y)")
+                    log_r = check_real(self.dre.log_ratio(Y), "the DRE's log_ratio(Y)")
                     u = rng.random(batch)
                 if np.isnan(log_r).any():
                     raise ValueError("the DRE returned NaN log ratios; it cannot be used for rejection sampling")

@@ -45,10 +45,10 @@ import numpy as np
 
 from gendel.synthetic import data as _data
 from gendel._kernels import spatial_order
-from gendel._validation import check_bandwidth, check_count, check_lambda, check_positive
+from gendel._validation import check_bandwidth, check_count, check_lambda, check_positive, check_real
 from gendel.core.deletion import ApproximateDeletion, first_batch_size
 from gendel.core.dre import ExactKDERatio
-from gendel.deletion_test.stats import STATISTICS, _real
+from gendel.deletion_test.stats import STATISTICS
 
 #: Sample sets compared by each question, as (sample, ratio) keys of ``SyntheticStatistics.lr``.
 QUESTIONS = {
@@ -311,7 +311,7 @@ def log_ratios(protocol, dre):
     sampler.check_proposals(wanted)
     first = proposals(p, sampler.bound_)
     values = np.empty(len(first["order"]))
-    values[first["order"]] = _real(dre.log_ratio(first["points"]), "the DRE's log_ratio(Y)")
+    values[first["order"]] = check_real(dre.log_ratio(first["points"]), "the DRE's log_ratio(Y)")
     log = {(key, "exact"): log_exact[key] for key in ("H0", "H1")}
     log["H0", "dre"], log["H1", "dre"] = values[n:2 * n].reshape(p.R, p.m), values[2 * n:3 * n].reshape(p.R, p.m)
     yhat = {"exact": log_exact["Yhat"], "dre": values[:n].reshape(p.R, p.m)}
