@@ -1,4 +1,4 @@
-"""The DCGAN learner of §5.2 and its training loop: gendel.gan.DCGAN, gendel.gan.training.
+"""The DCGAN learner of §5.2 and its training loop: gendel.gan.dcgan.DCGAN, gendel.gan.training.
 
 Trainings are tiny (256 real MNIST digits, width 8): these tests check the loop, the sampler,
 the checkpoints and the resumption, not the quality of the generator.
@@ -17,7 +17,7 @@ from gan_fixtures import one_torch_thread, private_cache  # noqa: E402,F401 (aut
 from gendel.gan import images  # noqa: E402
 from gendel.gan import training  # noqa: E402
 from gendel.gan import dcgan as dcgan_module  # noqa: E402
-from gendel.gan import DCGAN  # noqa: E402
+from gendel.gan.dcgan import DCGAN  # noqa: E402
 
 REAL = images.data_root()
 needs_mnist = pytest.mark.skipif(

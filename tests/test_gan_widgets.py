@@ -8,7 +8,8 @@ import pytest
 pytest.importorskip("ipywidgets")
 pytest.importorskip("torch")
 
-from gendel.gan import report, stored_results  # noqa: E402
+from gendel.gan import report  # noqa: E402
+from gendel.gan.results import stored_results  # noqa: E402
 from gendel.panels.gan import LabelPanel  # noqa: E402
 
 

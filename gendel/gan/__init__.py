@@ -5,28 +5,19 @@ Modules
 images       MNIST and Fashion-MNIST, readable offline; the deletion sets of Appendix E.1
 networks     the DCGAN generator and discriminator for 28 x 28 images, an MLP, a label CNN
 training     epoch loops with progress, per-epoch checkpoints keyed by configuration, resuming
-dcgan        :class:`DCGAN`, the learner
-vdm          :class:`VDMDRE`, the VDM density ratio estimator
-classifier   :class:`LabelClassifier`, which reads the label distribution of generated images
-profiles     the sizes (:data:`PROFILES`) and the jobs of §5.2
+dcgan        :class:`~gendel.gan.dcgan.DCGAN`, the learner
+vdm          :class:`~gendel.gan.vdm.VDMDRE`, the VDM density ratio estimator
+classifier   :class:`~gendel.gan.classifier.LabelClassifier`, which reads the label distribution of generated images
+profiles     the sizes (:data:`~gendel.gan.profiles.PROFILES`) and the jobs of §5.2
 experiment   a job's stages: train, Q2 (fast deletion), Q3 (the deletion test), per-epoch curves
-results      :class:`JobResult`, the result files and the results stored with gendel
-run          :func:`run_job`, the rule for "done", :func:`code_fingerprint` and the provenance record
+results      :class:`~gendel.gan.results.JobResult`, the result files and the results stored with gendel
+run          :func:`~gendel.gan.run.run_job`, the rule for "done", :func:`~gendel.gan.run.code_fingerprint` and the provenance record
 grid         the jobs of a profile as N processes here or on SLURM
 report       from results to the chapter's numbers (the claims are in :mod:`gendel.claims.gan`)
 
-``python -m gendel.gan`` runs jobs and grids. Everything here needs torch; the rest of gendel
-does not import it.
+``python -m gendel.gan`` runs jobs and grids. The names live in their modules, and this package
+imports none of them: ``from gendel.gan.dcgan import DCGAN``, ``from gendel.gan.results import
+stored_results``. So importing a module (``gendel.gan.images``, ``gendel.gan.results``) loads what that
+module needs and no more: torch only where a module trains or runs a network (``networks``, ``training``,
+``dcgan``, ``vdm``, ``classifier``). The rest of gendel never imports torch.
 """
-
-from gendel.gan.classifier import LabelClassifier
-from gendel.gan.dcgan import DCGAN
-from gendel.gan.experiment import train, trained_models
-from gendel.gan.profiles import PROFILES, Job, Profile, find_job, jobs
-from gendel.gan.results import JobResult, load_result, load_results, remake_command, stored_results
-from gendel.gan.run import code_fingerprint, run_job, run_profile
-from gendel.gan.vdm import VDMDRE
-
-__all__ = ["DCGAN", "VDMDRE", "LabelClassifier", "PROFILES", "Profile", "Job", "jobs", "find_job", "run_job",
-           "run_profile", "train", "trained_models", "JobResult", "load_result", "load_results", "stored_results",
-           "remake_command", "code_fingerprint"]
