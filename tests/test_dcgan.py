@@ -207,3 +207,23 @@ def test_unreadable_checkpoint_is_reported_and_replaced(tmp_path):
     assert len(gan.history_) == 1
     assert torch.load(tmp_path / f"{key}.pt", weights_only=True)["epoch"] == 1
     assert checkpoint_files(tmp_path) == [f"{key}.pt"]
+
+
+@pytest.mark.parametrize("given", [None, "ACTIVE"])
+def test_importing_gendel_gan_makes_openmp_wait_passively_unless_told_otherwise(given):
+    """gendel.gan sets OMP_WAIT_POLICY=PASSIVE before any of its modules imports torch; a value in
+    the environment stays. Checked in a fresh process, where the variable is read."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+    if given:
+        env["OMP_WAIT_POLICY"] = given
+    repo = Path(__file__).resolve().parents[1]
+    env["PYTHONPATH"] = os.pathsep.join([str(repo), os.environ.get("PYTHONPATH", "")])
+    code = "import os, sys\nimport gendel.gan.dcgan\nprint(os.environ.get('OMP_WAIT_POLICY'), 'torch' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == [given or "PASSIVE", "True"]

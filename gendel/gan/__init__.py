@@ -20,4 +20,18 @@ imports none of them: ``from gendel.gan.dcgan import DCGAN``, ``from gendel.gan.
 stored_results``. So importing a module (``gendel.gan.images``, ``gendel.gan.results``) loads what that
 module needs and no more: torch only where a module trains or runs a network (``networks``, ``training``,
 ``dcgan``, ``vdm``, ``classifier``). The rest of gendel never imports torch.
+
+Threads: torch runs its CPU work on OpenMP threads, which by default spin at each barrier while
+they wait for work. On a machine whose cores are shared (a laptop running a browser, a notebook
+server, a CI runner), the spinning threads take the cores the work needs: on 2 busy cores, two
+epochs of a width-16 DCGAN took 48 s (12 s CPU) spinning and 3.3 s (1.7 s CPU) with passive waits
+(``benchmarks/bench_omp_wait.py``). So importing ``gendel.gan`` (which every module of it
+does first, before any of them imports torch) sets ``OMP_WAIT_POLICY=PASSIVE`` unless the
+environment already sets it. OpenMP reads the variable once, when torch is first imported: in a
+process that imported torch before gendel, set it in the environment yourself.
 """
+
+import os
+
+# Before any module of gendel.gan imports torch (see the docstring); a value the user set stays.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
