@@ -26,3 +26,38 @@ def test_log_kernel_sums_equal_direct_logsumexp(bandwidth):
     if bandwidth == 0.01:
         # the case the exp floor is for: in every block most kernels underflow to 0 in float64
         assert min(underflow) > 0.5
+
+
+class _CountingPool:
+    """A stand-in for the kernel thread pool that runs each task at once and counts them."""
+
+    def __init__(self):
+        self.tasks = 0
+
+    def map(self, fn, items):
+        items = list(items)
+        self.tasks += len(items)
+        return [fn(item) for item in items]
+
+
+@pytest.mark.parametrize("n", [513, 3000, 40_001])
+def test_the_threaded_sums_equal_the_serial_ones_bit_for_bit(n, monkeypatch):
+    """The threads split the chunks among a few tasks; each chunk's sums are those of the serial
+    loop, to the last bit (the §5.1 results do not depend on the threads)."""
+    from gendel import _kernels
+
+    rng = np.random.default_rng(1)
+    blocks = [rng.normal(size=(300, 2)), rng.normal(loc=1.0, size=(500, 2))]
+    Y = rng.normal(scale=1.5, size=(n, 2))
+    sums = GaussianKernelSums(blocks, 0.1)
+    with _kernels.serial_here():
+        serial = sums(Y)
+    monkeypatch.setattr(_kernels, "_THREADS", 2)
+    threaded = sums(Y)
+    assert np.array_equal(threaded, serial)
+    pool = _CountingPool()
+    monkeypatch.setattr(_kernels, "_pool", lambda: pool)
+    assert np.array_equal(sums(Y), serial)
+    # A few hand-overs per thread (at most 8 for the 2 threads here), not one per chunk of 256
+    # queries (157 chunks here for n = 40,001; 1,600 for a §5.1 run's 400,000 points).
+    assert pool.tasks <= min(-(-n // _kernels._CHUNK), 16)
