@@ -8,7 +8,8 @@ without the normalising constant of the Gaussian density. Where a query is far f
 block (its largest term there below exp(-600)), the block gets its own log-sum-exp shift, so
 a block whose kernels are all far smaller than another block's does not underflow to -inf.
 Queries are processed in chunks (bounded memory) and the chunks are spread over a few threads
-(NumPy releases the GIL in ``exp`` and BLAS), a few tasks per thread, each a stride of the chunks.
+(NumPy releases the GIL in ``exp`` and BLAS): the calling thread and the pool's threads take
+the chunks from one queue.
 
 ``exp`` costs far more than the rest, so it is evaluated only where a term can count: the
 queries are ordered along a space-filling curve (:func:`spatial_order`) so that each chunk
@@ -36,7 +37,6 @@ _CHUNK = 256
 _NEGLIGIBLE = 37.0  # a term below exp(-37) / n_g of its block's largest: < 1e-16 in all
 _EXP_FLOOR = -700.0  # exp(-700) ~ 1e-304 is still a normal float64
 _THREADS = max(1, min(4, os.cpu_count() or 1))
-_TASKS_PER_THREAD = 4  # tasks per call and thread: few hand-overs, and no thread idle long at the end
 _POOL = None
 _POOL_LOCK = threading.Lock()
 _LOCAL = threading.local()  # .serial: this thread's sums run without the pool (see serial_here)
@@ -72,6 +72,28 @@ def _forget_pool_after_fork():
 
 if hasattr(os, "register_at_fork"):  # POSIX; Windows has no fork
     os.register_at_fork(after_in_child=_forget_pool_after_fork)
+
+
+class _Chunks:
+    """The chunk numbers 0, 1, ..., n - 1, handed out one at a time to the threads that iterate over it."""
+
+    def __init__(self, n):
+        self._next, self._n, self._lock = 0, n, threading.Lock()
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        with self._lock:
+            if self._next >= self._n:
+                raise StopIteration
+            self._next += 1
+            return self._next - 1
+
+    def close(self):
+        """Hand out no more chunks (after an error: the other threads finish soon)."""
+        with self._lock:
+            self._next = self._n
 
 
 class GaussianKernelSums:
@@ -192,12 +214,20 @@ class GaussianKernelSums:
         if n <= 2 * _CHUNK or _THREADS == 1 or getattr(_LOCAL, "serial", False):
             work(range(len(starts)))
         else:
-            # A few tasks per thread, each taking every T-th chunk: the chunks' costs (how many
-            # centres a box keeps) vary along the curve, and striding spreads them evenly. One task
-            # per chunk (1,600 for the 400,000 points of a §5.1 run) cost a hand-over between
-            # threads each, which on busy cores took longer than the chunks' work.
-            tasks = min(len(starts), _TASKS_PER_THREAD * _THREADS)
-            list(_pool().map(work, [range(t, len(starts), tasks) for t in range(tasks)]))
+            # The calling thread and _THREADS - 1 pool threads take the chunks one by one from a
+            # shared queue until none is left: one hand-over per helper thread, and a thread that
+            # the machine holds back leaves its chunks to the others. (One pool task per chunk,
+            # 1,600 for the 400,000 points of a §5.1 run, cost a hand-over between threads each.)
+            queue = _Chunks(len(starts))
+            helpers = [_pool().submit(work, queue) for _ in range(min(_THREADS, len(starts)) - 1)]
+            try:
+                work(queue)
+            except BaseException:
+                queue.close()
+                raise
+            finally:
+                for helper in helpers:
+                    helper.result()
         if order is not None:
             out[order] = out.copy()
         return out

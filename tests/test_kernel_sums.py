@@ -34,10 +34,16 @@ class _CountingPool:
     def __init__(self):
         self.tasks = 0
 
+    def submit(self, fn, *args):
+        from concurrent.futures import Future
+
+        self.tasks += 1
+        future = Future()
+        future.set_result(fn(*args))
+        return future
+
     def map(self, fn, items):
-        items = list(items)
-        self.tasks += len(items)
-        return [fn(item) for item in items]
+        return [self.submit(fn, item).result() for item in items]
 
 
 @pytest.mark.parametrize("n", [513, 3000, 40_001])
@@ -58,6 +64,20 @@ def test_the_threaded_sums_equal_the_serial_ones_bit_for_bit(n, monkeypatch):
     pool = _CountingPool()
     monkeypatch.setattr(_kernels, "_pool", lambda: pool)
     assert np.array_equal(sums(Y), serial)
-    # A few hand-overs per thread (at most 8 for the 2 threads here), not one per chunk of 256
+    # One hand-over per helper thread (the calling thread works too), not one per chunk of 256
     # queries (157 chunks here for n = 40,001; 1,600 for a §5.1 run's 400,000 points).
-    assert pool.tasks <= min(-(-n // _kernels._CHUNK), 16)
+    assert pool.tasks <= 1
+
+
+def test_an_error_in_a_threaded_chunk_reaches_the_caller(monkeypatch):
+    from gendel import _kernels
+
+    monkeypatch.setattr(_kernels, "_THREADS", 2)
+    sums = GaussianKernelSums([np.zeros((5, 2))], 0.1)
+
+    def failing(*args, **kwargs):
+        raise FloatingPointError("a chunk failed")
+
+    sums._chunk = failing
+    with pytest.raises(FloatingPointError, match="a chunk failed"):
+        sums(np.random.default_rng(0).normal(size=(3000, 2)))
