@@ -6,7 +6,7 @@ Usage (from the repository root)::
     .venv/bin/python benchmarks/bench_gan.py stages [quick]   # per-stage wall time of a profile's results
 
 ``steps`` times one DCGAN training step (a discriminator and a generator update on a batch of
-128) at several widths, as images per second, through :class:`gendel.gan.DCGAN` and through a
+128) at several widths, as images per second, through :class:`gendel.gan.dcgan.DCGAN` and through a
 minimal plain-PyTorch loop of the same architecture and optimiser (torch's DCGAN example). Each
 is the median over 5 repeats of 2 epochs of 2,048 random images after one warm-up; gendel's
 loop must not be more than 10 % slower.
@@ -53,7 +53,7 @@ def plain_loop_seconds(images, width, epochs, batch_size=128, latent_dim=100, se
 
 
 def gendel_seconds(images, width, epochs):
-    from gendel.gan import DCGAN
+    from gendel.gan.dcgan import DCGAN
 
     gan = DCGAN(epochs=epochs, width=width, checkpoint_dir=False, progress=False).fit(images)
     return gan.fit_seconds_
@@ -79,11 +79,8 @@ def steps(widths=(16, 32, 64), n=2048, epochs=2, repeats=5):
 def stages(profile="quick"):
     """Wall and CPU seconds of each stage and training of a profile's stored results (or, for a
     profile with none stored, of its results in the cache)."""
-    from gendel.gan import load_results, stored_results
-
     from gendel.gan import summaries
-
-    from gendel.gan.results import provenance_summary
+    from gendel.gan.results import load_results, provenance_summary, stored_results
 
     try:
         results = stored_results(profile)

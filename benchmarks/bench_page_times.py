@@ -50,7 +50,7 @@ from gendel.book.cells import find_cells, first_code_line
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "book" / "course" / "page_times.json"
 CPU_TAG = "GENDEL_BENCH_CPU_SECONDS"
-# Pages that read the GAN results stored with gendel (gendel.gan.stored_results); the chapter's
+# Pages that read the GAN results stored with gendel (gendel.gan.results.stored_results); the chapter's
 # first page also trains the tiny profile.
 GAN_PAGES = ["book/gan/index", "book/gan/vdm", "book/gan/q2_fast_deletion", "book/gan/q3_deletion_test",
              "book/deletion_test/gan", "book/building"]

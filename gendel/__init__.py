@@ -5,7 +5,7 @@ Models" (arXiv 2206.14439, ECAI 2023): density-ratio-based fast deletion (Alg. 1
 deletion test (LR, ASC, MMD).
 
 Sub-packages, in the order of their layers (each may import only from those above it in this
-list; ``tests/test_architecture.py`` checks it)::
+list, counting what a package's ``__init__`` imports; ``tests/test_architecture.py`` checks it)::
 
     core           the learners (KDE), density ratio estimators (§3) and Alg. 1 (fast deletion)
     deletion_test  the statistics LR, ASC, MMD, KS (§4, App. C) and the deletion test as a decision
@@ -20,6 +20,11 @@ list; ``tests/test_architecture.py`` checks it)::
 Helpers: ``_validation`` (checks at the boundary, the estimator base), ``_progress``,
 ``_kernels``, ``_environment`` (where the code runs: book build, Colab), ``cache`` (the on-disk
 result cache), ``fingerprint`` (hashes of the code that computes a result).
+
+torch is imported by five modules of ``gan`` alone, those that train or run a network
+(``networks``, ``training``, ``dcgan``, ``vdm``, ``classifier``); ``gendel.gan``'s ``__init__``
+imports nothing, so the 2-D half, the claims, the figures and the stored GAN results load without
+torch (a test imports every other module in a fresh process and checks it).
 """
 
 from gendel._validation import NotFittedError

@@ -73,6 +73,19 @@ def check_points(Y, name="Y", *, dim=None, allow_empty=False):
     return arr
 
 
+def check_real(values, name):
+    """``values`` as a float array; complex numbers are refused, not silently truncated."""
+    if np.iscomplexobj(values):
+        raise TypeError(
+            f"{name} must be real-valued; got complex numbers. Log ratios are real (log rho >= -inf): "
+            "pass the real part explicitly (np.real(...)) if the imaginary part is rounding noise"
+        )
+    try:
+        return np.asarray(values, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be a numeric array; got {type(values).__name__}") from exc
+
+
 def check_positive(value, name):
     """Return ``value`` as a float after checking it is a finite number > 0.
 

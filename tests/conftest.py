@@ -105,6 +105,17 @@ def _build_book():
     return REPO / "_build" / "html"
 
 
+def pytest_collection_modifyitems(config, items):
+    """A test that reads the built book (the ``book_html`` fixture, directly or through another fixture)
+    must carry the ``book`` or ``browser`` mark: ``make unit`` (``-m "not book and not browser"``)
+    never builds the book."""
+    unmarked = [item.nodeid for item in items if "book_html" in getattr(item, "fixturenames", ())
+                and not (item.get_closest_marker("book") or item.get_closest_marker("browser"))]
+    if unmarked:
+        raise pytest.UsageError("these tests use the built book without @pytest.mark.book (or browser): "
+                                + ", ".join(unmarked))
+
+
 @pytest.fixture(scope="session")
 def book_html():
     """The folder of the built HTML book (built once per session, or $GENDEL_BOOK_HTML)."""

@@ -1,15 +1,20 @@
 """The package's architecture as CONTRIBUTING.md states it: layers, no import cycles, no shims, examples,
-one registry of statistics.
+one registry of statistics, torch only where a network is trained or run.
 
 The layer table below is the one of CONTRIBUTING.md; a new module must be placed in it (the
-test fails for a module it does not know), and it may import only from its own layer or below.
+test fails for a module it does not know), and it may import only from its own layer or below,
+counting what Python runs for an import: the ``__init__`` of every package on the way
+(``import gendel.gan.images`` runs ``gendel/gan/__init__.py`` first, and whatever that imports).
 Every module CONTRIBUTING.md's module table names must exist, in the layer the table gives it.
 """
 
 from __future__ import annotations
 
 import ast
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -40,6 +45,10 @@ LAYERS = {
     # the package's entry point
     "gendel": 8,
 }
+
+#: The modules that train or run a network: they import torch, and no other module of gendel loads it.
+TORCH_MODULES = ("gendel.gan.networks", "gendel.gan.devices", "gendel.gan.checkpoints", "gendel.gan.training", "gendel.gan.dcgan", "gendel.gan.vdm",
+                 "gendel.gan.classifier")
 
 #: A module this long gets a warning: look at whether it does one thing (size is a smell, not a gate).
 WARN_LINES = 600
@@ -95,6 +104,40 @@ def imports(name):
     return top - {name}, lazy - {name} - top
 
 
+def is_package(name):
+    return MODULES[name].name == "__init__.py"
+
+
+def packages_of(name):
+    """The packages whose ``__init__`` Python runs before ``name``: gendel, gendel.gan for gendel.gan.images."""
+    parts = name.split(".")
+    return [p for p in (".".join(parts[:i]) for i in range(1, len(parts))) if p in MODULES]
+
+
+def loaded(name, top=None):
+    """Every gendel module that ``import name`` runs: the module, the ``__init__`` of each package on
+    the way, and what each of them imports at module level, to the end. ``top`` maps a module to its
+    module-level imports (default: read from the source)."""
+    top = top or (lambda n: imports(n)[0])
+    seen, todo = set(), [name]
+    while todo:
+        n = todo.pop()
+        if n not in seen:
+            seen.add(n)
+            todo += packages_of(n) + sorted(top(n))
+    return seen
+
+
+def loaded_above(name, top=None, lazy=()):
+    """The modules of a higher layer than ``name`` that importing it (or running its imports inside
+    functions, ``lazy``) loads. A package's ``__init__`` itself has no layer of its own here: what it
+    imports counts."""
+    found = set(loaded(name, top))
+    for other in lazy:
+        found |= loaded(other, top)
+    return sorted(m for m in found if not is_package(m) and layer(m) > layer(name))
+
+
 def cycle(graph):
     """One import cycle of ``graph`` (module -> the modules it imports) as a list of names, or None.
     A package's ``__init__`` that imports its own sub-modules is not a cycle with them."""
@@ -135,6 +178,32 @@ def test_no_module_imports_a_higher_layer():
             if layer(other) > layer(name):
                 bad.append(f"{name} (layer {layer(name)}) imports {other} (layer {layer(other)})")
     assert not bad, "\n".join(bad)
+
+
+def test_no_import_loads_a_higher_layer_through_a_package():
+    """What a package's ``__init__`` imports runs for every import of a module inside it: a layer-1
+    module importing ``gendel.gan.images`` loads whatever ``gendel/gan/__init__.py`` imports."""
+    bad = [f"{name} (layer {layer(name)}) loads {', '.join(f'{m} (layer {layer(m)})' for m in above)}"
+           for name in MODULES if (above := loaded_above(name, lazy=imports(name)[1]))]
+    assert not bad, ("imports that load a higher layer, counting the package __init__s they run (import names "
+                     "from their modules, keep package __init__s light):\n" + "\n".join(bad))
+
+
+def test_no_module_but_the_network_modules_loads_torch():
+    """One fresh process imports every module of gendel except :data:`TORCH_MODULES` (and the
+    ``__main__`` entry points): torch is not loaded. Checked at run time, so an import that the
+    source reading above cannot see (a package __init__, a library that imports torch) counts too."""
+    names = sorted(n for n in MODULES if n not in TORCH_MODULES and not n.endswith(".__main__"))
+    code = ("import importlib, sys\n"
+            "for name in sys.argv[1:]:\n"
+            "    importlib.import_module(name)\n"
+            "    if 'torch' in sys.modules:\n"
+            "        sys.exit(f'importing {name} loaded torch')\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(PACKAGE.parent), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-c", code, *names], cwd=PACKAGE.parent, env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert len(names) > 80
 
 
 def test_imports_have_no_cycles_not_even_inside_functions():
@@ -280,6 +349,15 @@ def test_the_checks_can_fail(tmp_path):
     table = 'STAT_SHORT = {"LR": "LR", "log": "ASC log"}\nclass A:\n    KEYS = ("lr",) + ("asc-log",)\n'
     assert [t for _, t, _ in statistic_tables(table, names)] == ["STAT_SHORT", "KEYS"]
     assert statistic_tables('def f(stats=("lr", "asc-log")):\n    return ("lr", "asc-tlogt")\n', names) == []
+    # A package __init__ that imports a higher layer is found for an import of one of its low modules;
+    # an empty __init__ is not.
+    graph = {"gendel.synthetic.data": {"gendel.gan.images"}, "gendel.gan": {"gendel.gan.run"}}
+    assert loaded_above("gendel.synthetic.data", top=lambda n: graph.get(n, set())) == ["gendel.gan.run"]
+    assert loaded_above("gendel.gan.images", top=lambda n: graph.get(n, set())) == ["gendel.gan.run"]
+    graph["gendel.gan"] = set()
+    assert loaded_above("gendel.synthetic.data", top=lambda n: graph.get(n, set())) == []
+    assert loaded_above("gendel.synthetic.data", top=lambda n: graph.get(n, set()), lazy=["gendel.gan.run"]) == \
+        ["gendel.gan.run"]
     # A module table naming a module that does not exist, or one in another layer, is read as such.
     table = "| module | owns | layer |\n|---|---|---|\n| `core.dre`, `core.gone` | x | 2 |\n| `cache` | y | 3 |\n"
     named = contributing_modules(table)

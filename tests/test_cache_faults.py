@@ -360,7 +360,7 @@ def test_an_unusable_checkpoint_folder_warns_before_training_and_training_finish
 
 def test_a_damaged_gan_result_is_reported_and_the_job_runs_again(tmp_path, monkeypatch):
     pytest.importorskip("torch")
-    from gendel.gan import jobs
+    from gendel.gan.profiles import jobs
     from gendel.gan import run as run_module
     from gendel.gan.results import result_path
 

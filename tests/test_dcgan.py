@@ -1,4 +1,4 @@
-"""The DCGAN learner of §5.2 and its training loop: gendel.gan.DCGAN, gendel.gan.training.
+"""The DCGAN learner of §5.2 and its training loop: gendel.gan.dcgan.DCGAN, gendel.gan.training.
 
 Trainings are tiny (256 real MNIST digits, width 8): these tests check the loop, the sampler,
 the checkpoints and the resumption, not the quality of the generator.
@@ -17,7 +17,7 @@ from gan_fixtures import one_torch_thread, private_cache  # noqa: E402,F401 (aut
 from gendel.gan import images  # noqa: E402
 from gendel.gan import checkpoints  # noqa: E402
 from gendel.gan import dcgan as dcgan_module  # noqa: E402
-from gendel.gan import DCGAN  # noqa: E402
+from gendel.gan.dcgan import DCGAN  # noqa: E402
 
 REAL = images.data_root()
 needs_mnist = pytest.mark.skipif(
@@ -207,3 +207,23 @@ def test_unreadable_checkpoint_is_reported_and_replaced(tmp_path):
     assert len(gan.history_) == 1
     assert torch.load(tmp_path / f"{key}.pt", weights_only=True)["epoch"] == 1
     assert checkpoint_files(tmp_path) == [f"{key}.pt"]
+
+
+@pytest.mark.parametrize("given", [None, "ACTIVE"])
+def test_importing_gendel_gan_makes_openmp_wait_passively_unless_told_otherwise(given):
+    """gendel.gan sets OMP_WAIT_POLICY=PASSIVE before any of its modules imports torch; a value in
+    the environment stays. Checked in a fresh process, where the variable is read."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+    if given:
+        env["OMP_WAIT_POLICY"] = given
+    repo = Path(__file__).resolve().parents[1]
+    env["PYTHONPATH"] = os.pathsep.join([str(repo), os.environ.get("PYTHONPATH", "")])
+    code = "import os, sys\nimport gendel.gan.dcgan\nprint(os.environ.get('OMP_WAIT_POLICY'), 'torch' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == [given or "PASSIVE", "True"]

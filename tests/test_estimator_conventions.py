@@ -31,10 +31,14 @@ MASK = np.arange(60) < 12
 
 def _torch(name):
     def make():
-        gan = pytest.importorskip("gendel.gan")
-        return {"VDMDRE": lambda: gan.VDMDRE(epochs=3, width=8),
-                "DCGAN": lambda: gan.DCGAN(epochs=2, width=8),
-                "LabelClassifier": lambda: gan.LabelClassifier(epochs=2)}[name]()
+        pytest.importorskip("torch")
+        from gendel.gan.classifier import LabelClassifier
+        from gendel.gan.dcgan import DCGAN
+        from gendel.gan.vdm import VDMDRE
+
+        return {"VDMDRE": lambda: VDMDRE(epochs=3, width=8),
+                "DCGAN": lambda: DCGAN(epochs=2, width=8),
+                "LabelClassifier": lambda: LabelClassifier(epochs=2)}[name]()
     return make
 
 

@@ -17,7 +17,11 @@ from gan_fixtures import one_torch_thread, private_cache  # noqa: E402,F401 (aut
 
 from gendel.core.deletion import ApproximateDeletion  # noqa: E402
 from gendel.core.models import EmpiricalModel  # noqa: E402
-from gendel.gan import PROFILES, VDMDRE, LabelClassifier, Profile, code_fingerprint, find_job, images, jobs  # noqa: E402
+from gendel.gan import images  # noqa: E402
+from gendel.gan.classifier import LabelClassifier  # noqa: E402
+from gendel.gan.profiles import PROFILES, Profile, find_job, jobs  # noqa: E402
+from gendel.gan.run import code_fingerprint  # noqa: E402
+from gendel.gan.vdm import VDMDRE  # noqa: E402
 from gendel.gan.__main__ import main  # noqa: E402
 from gendel.gan.experiment import deletion_mask  # noqa: E402
 from gendel.gan.images import label_deletion_mask, load_images  # noqa: E402

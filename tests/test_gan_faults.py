@@ -43,7 +43,10 @@ from gan_fixtures import one_torch_thread, private_cache  # noqa: E402,F401 (aut
 from gendel.cache import CacheWarning  # noqa: E402
 from gendel.core import deletion as deletion_module  # noqa: E402
 from gendel.core.deletion import ApproximateDeletion  # noqa: E402
-from gendel.gan import DCGAN, PROFILES, VDMDRE, Job, LabelClassifier, jobs  # noqa: E402
+from gendel.gan.classifier import LabelClassifier  # noqa: E402
+from gendel.gan.dcgan import DCGAN  # noqa: E402
+from gendel.gan.profiles import PROFILES, Job, jobs  # noqa: E402
+from gendel.gan.vdm import VDMDRE  # noqa: E402
 from gendel.gan import __main__ as cli  # noqa: E402
 from gendel.gan import checkpoints, grid, training  # noqa: E402
 from gendel.gan import run as run_module  # noqa: E402
@@ -440,7 +443,7 @@ def save_and_hang(obj, f):          # the whole checkpoint is in the temporary f
     time.sleep(600)
 
 torch.save = save_and_hang
-from gendel.gan import DCGAN
+from gendel.gan.dcgan import DCGAN
 X = np.random.default_rng(0).uniform(-1, 1, (32, 1, 28, 28)).astype(np.float32)
 DCGAN(checkpoint_dir=sys.argv[1], epochs=2, width=4, latent_dim=8, batch_size=16, progress=False).fit(X)
 """

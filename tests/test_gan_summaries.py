@@ -176,7 +176,7 @@ def test_claims_scoped_to_one_data_set_read_only_that_data_set():
 
 
 def test_every_claim_runs_on_the_stored_results():
-    from gendel.gan import stored_results
+    from gendel.gan.results import stored_results
 
     table = C.claims(stored_results("gpu"))
     assert len(table) == 11 and all(c.verdict in C.Claim.__dataclass_fields__ or True for c in table)

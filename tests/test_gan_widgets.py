@@ -8,8 +8,8 @@ import pytest
 pytest.importorskip("ipywidgets")
 pytest.importorskip("torch")
 
-from gendel.gan import stored_results  # noqa: E402
 from gendel.gan.labels import bound_label_distribution, tv_distance  # noqa: E402
+from gendel.gan.results import stored_results  # noqa: E402
 from gendel.panels.gan import LabelPanel  # noqa: E402
 
 

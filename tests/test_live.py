@@ -336,7 +336,8 @@ page = setup_page()
 ```
 
 ```{code-cell} ipython3
-from gendel.gan import run_profile, stored_results
+from gendel.gan.results import stored_results
+from gendel.gan.run import run_profile
 from gendel.panels.gan import label_panel
 
 tiny = run_profile("tiny")

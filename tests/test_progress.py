@@ -37,7 +37,7 @@ for progress in (True, False):
         sweep(Protocol("mog8", lam=0.8, N=40, m=10, R=3), [KernelClassifierDRE(bandwidth=0.1)], cache=False, progress=progress)
     else:
         import numpy as np
-        from gendel.gan import DCGAN
+        from gendel.gan.dcgan import DCGAN
         images = np.random.default_rng(0).uniform(-1, 1, (16, 1, 28, 28)).astype("float32")
         DCGAN(epochs=1, width=4, batch_size=16, checkpoint_dir=False, progress=progress).fit(images)
 print(",".join(str(bool(disable)) for disable in bars), file=sys.__stdout__)

@@ -1,4 +1,4 @@
-"""The VDM density ratio estimator of §3.2 (Examples 2 and 3, errata E5): gendel.gan.VDMDRE.
+"""The VDM density ratio estimator of §3.2 (Examples 2 and 3, errata E5): gendel.gan.vdm.VDMDRE.
 
 On vector data the true ratio is known by construction: X ~ N(0, I_d) and each point is deleted
 independently with probability 1 - keep(x), so X \\ X' is an i.i.d. sample of
@@ -15,7 +15,7 @@ torch = pytest.importorskip("torch")
 from gan_fixtures import one_torch_thread, private_cache  # noqa: E402,F401 (autouse fixtures)
 
 from gendel.gan import images  # noqa: E402
-from gendel.gan import VDMDRE  # noqa: E402
+from gendel.gan.vdm import VDMDRE  # noqa: E402
 from gendel.gan.images import label_deletion_mask, load_images  # noqa: E402
 
 N = 4000

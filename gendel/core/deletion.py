@@ -19,8 +19,7 @@ import warnings
 import numpy as np
 
 from gendel._progress import duration_text
-from gendel._validation import Estimator, NotFittedError, check_count, check_positive, check_rng, is_fitted, plain
-from gendel.deletion_test.stats import _real
+from gendel._validation import Estimator, NotFittedError, check_count, check_positive, check_real, check_rng, is_fitted, plain
 
 #: The largest default number of proposals of one :meth:`ApproximateDeletion.sample` call.
 MAX_DEFAULT_PROPOSALS = 10_000_000
@@ -57,7 +56,7 @@ def _largest_pilot_ratio(sampler):
     try:
         Y = np.asarray(sampler.model.sample(PILOT_SIZE, rng=np.random.default_rng(2**31 - 1)))
         with np.errstate(over="ignore"):  # a log ratio beyond 709 reads as inf
-            return float(np.exp(np.max(_real(sampler.dre.log_ratio(Y), "the DRE's log_ratio(Y)"))))
+            return float(np.exp(np.max(check_real(sampler.dre.log_ratio(Y), "the DRE's log_ratio(Y)"))))
     except Exception:  # noqa: BLE001 - a message must not fail
         return None
 
@@ -138,7 +137,7 @@ class ApproximateDeletion(Estimator):
     ----------
     model : object
         The fitted pre-trained model p_hat; anything with ``sample(m, rng=...)`` returning an
-        array of m points (a :class:`gendel.core.models.KDE`, a :class:`gendel.gan.DCGAN`, ...).
+        array of m points (a :class:`gendel.core.models.KDE`, a :class:`gendel.gan.dcgan.DCGAN`, ...).
     dre : object
         A fitted density ratio estimator with ``log_ratio(Y)``.
     bound : float, optional
@@ -300,7 +299,7 @@ class ApproximateDeletion(Estimator):
         Y = np.asarray(self.model.sample(PILOT_SIZE, rng=rng))
         if np.shape(Y)[:1] != (PILOT_SIZE,):
             raise ValueError(_outputs_error(self.dre, Y, None, PILOT_SIZE))
-        log_r = _real(self.dre.log_ratio(Y), "the DRE's log_ratio(Y)")
+        log_r = check_real(self.dre.log_ratio(Y), "the DRE's log_ratio(Y)")
         if np.shape(Y)[:1] != (PILOT_SIZE,) or np.shape(log_r) != (PILOT_SIZE,):
             raise ValueError(_outputs_error(self.dre, Y, log_r, PILOT_SIZE))
         per_proposal = (time.perf_counter() - t0) / PILOT_SIZE
@@ -387,7 +386,7 @@ class ApproximateDeletion(Estimator):
                     Y = np.asarray(self.model.sample(batch, rng=rng))
                     if np.shape(Y)[:1] != (batch,):
                         raise ValueError(_outputs_error(self.dre, Y, None, batch))
-                    log_r = _real(self.dre.log_ratio(Y), "the DRE's log_ratio(Y)")
+                    log_r = check_real(self.dre.log_ratio(Y), "the DRE's log_ratio(Y)")
                     u = rng.random(batch)
                 if np.shape(Y)[:1] != (batch,) or np.shape(log_r) != (batch,):
                     raise ValueError(_outputs_error(self.dre, Y, log_r, batch))

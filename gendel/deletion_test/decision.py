@@ -148,7 +148,7 @@ class DeletionTest:
     ----------
     model : object
         The pre-trained model p_hat: anything with ``sample(m, *, rng)`` (a
-        :class:`gendel.core.models.KDE`, a :class:`gendel.gan.DCGAN`, ...).
+        :class:`gendel.core.models.KDE`, a :class:`gendel.gan.dcgan.DCGAN`, ...).
     dre : object
         A fitted density ratio estimator rho_hat_E with ``log_ratio(Y)`` (or the exact
         :class:`gendel.core.dre.ExactKDERatio` where it is known), fitted on points shaped like

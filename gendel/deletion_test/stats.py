@@ -18,25 +18,12 @@ import dataclasses
 import numpy as np
 from scipy.special import expit
 
-from gendel._validation import check_bandwidth, check_points
+from gendel._validation import check_bandwidth, check_points, check_real
 
 #: The phi functions of the paper's experiments, by name: log(t), t log(t) (KL) and
 #: (sqrt(t) - 1)^2 (squared Hellinger).
 PHI_NAMES = ("log", "tlogt", "hellinger")
 PHI_LABELS = {"log": "φ(t) = log t", "tlogt": "φ(t) = t log t", "hellinger": "φ(t) = (√t − 1)²"}
-
-
-def _real(values, name):
-    """``values`` as a float array; complex numbers are refused, not silently truncated."""
-    if np.iscomplexobj(values):
-        raise TypeError(
-            f"{name} must be real-valued; got complex numbers. Log ratios are real (log rho >= -inf): "
-            "pass the real part explicitly (np.real(...)) if the imaginary part is rounding noise"
-        )
-    try:
-        return np.asarray(values, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be a numeric array; got {type(values).__name__}") from exc
 
 
 def _mean(arr):
@@ -49,7 +36,7 @@ def _mean(arr):
 
 
 def _as_log_ratios(values, name):
-    arr = _real(values, name)
+    arr = check_real(values, name)
     if arr.ndim == 0 or arr.shape[-1] == 0:
         raise ValueError(f"{name} must be an array of log ratios with at least one sample on its last axis")
     if np.isnan(arr).any() or np.isposinf(arr).any():
@@ -98,7 +85,7 @@ def psi(log_ratio, phi):
     >>> round(float(psi(np.log(3.0), "tlogt")), 6)   # 3 log 3 / 4
     0.823959
     """
-    lr = _real(log_ratio, "log_ratio")
+    lr = check_real(log_ratio, "log_ratio")
     one_over = expit(-lr)  # 1 / (1 + t)
     if phi == "log":
         return lr * one_over
@@ -219,8 +206,8 @@ def ks_statistic(a, b):
     >>> ks_statistic([0.0, 1.0, 2.0, 3.0], [2.5, 3.5, 4.5, 5.5])
     0.75
     """
-    a = np.sort(_real(a, "a").ravel())
-    b = np.sort(_real(b, "b").ravel())
+    a = np.sort(check_real(a, "a").ravel())
+    b = np.sort(check_real(b, "b").ravel())
     if a.size == 0 or b.size == 0:
         raise ValueError("ks_statistic needs two non-empty samples")
     if np.isnan(a).any() or np.isnan(b).any():

@@ -7,31 +7,37 @@ networks     the DCGAN generator and discriminator for 28 x 28 images, an MLP, a
 devices      where a network trains (CPU or CUDA), the hardware record
 checkpoints  per-epoch checkpoints keyed by configuration: keys, files, checks
 training     epoch loops with progress that checkpoint every epoch and resume
-dcgan        :class:`DCGAN`, the learner
-vdm          :class:`VDMDRE`, the VDM density ratio estimator
-classifier   :class:`LabelClassifier`, which reads the label distribution of generated images
-profiles     the sizes (:data:`PROFILES`) and the jobs of §5.2
+dcgan        :class:`~gendel.gan.dcgan.DCGAN`, the learner
+vdm          :class:`~gendel.gan.vdm.VDMDRE`, the VDM density ratio estimator
+classifier   :class:`~gendel.gan.classifier.LabelClassifier`, which reads the label distribution of generated images
+profiles     the sizes (:data:`~gendel.gan.profiles.PROFILES`) and the jobs of §5.2
 experiment   a job's stages: train, Q2 (fast deletion), Q3 (the deletion test), per-epoch curves
-results      :class:`JobResult`, the result files, the results stored with gendel, their provenance
+results      :class:`~gendel.gan.results.JobResult`, the result files, the results stored with gendel, their provenance
 schema       the declared schema of a result file and the checksum of its content
 seal         sealing results made before result files carried checksums
-run          :func:`run_job`, the rule for "done", :func:`code_fingerprint` and the provenance record
+run          :func:`~gendel.gan.run.run_job`, the rule for "done", :func:`~gendel.gan.run.code_fingerprint` and the provenance record
 grid         the jobs of a profile as N processes here or on SLURM
 labels       label arithmetic: deleted labels, distributions, TV, Alg. 1's re-weighting min(ρ̂_ℰ, B)
 summaries    from results to the chapter's numbers per question (the claims are in :mod:`gendel.claims.gan`)
 
-``python -m gendel.gan`` runs jobs and grids. Everything here needs torch; the rest of gendel
-does not import it.
+``python -m gendel.gan`` runs jobs and grids. The names live in their modules, and this package
+imports none of them: ``from gendel.gan.dcgan import DCGAN``, ``from gendel.gan.results import
+stored_results``. So importing a module (``gendel.gan.images``, ``gendel.gan.results``) loads what that
+module needs and no more: torch only where a module trains or runs a network (``networks``, ``devices``,
+``checkpoints``, ``training``,
+``dcgan``, ``vdm``, ``classifier``). The rest of gendel never imports torch.
+
+Threads: torch runs its CPU work on OpenMP threads, which by default spin at each barrier while
+they wait for work. On a machine whose cores are shared (a laptop running a browser, a notebook
+server, a CI runner), the spinning threads take the cores the work needs: on 2 busy cores, two
+epochs of a width-16 DCGAN took 48 s (12 s CPU) spinning and 3.3 s (1.7 s CPU) with passive waits
+(``benchmarks/bench_omp_wait.py``). So importing ``gendel.gan`` (which every module of it
+does first, before any of them imports torch) sets ``OMP_WAIT_POLICY=PASSIVE`` unless the
+environment already sets it. OpenMP reads the variable once, when torch is first imported: in a
+process that imported torch before gendel, set it in the environment yourself.
 """
 
-from gendel.gan.classifier import LabelClassifier
-from gendel.gan.dcgan import DCGAN
-from gendel.gan.experiment import train
-from gendel.gan.profiles import PROFILES, Job, Profile, find_job, jobs
-from gendel.gan.results import JobResult, load_result, load_results, remake_command, stored_results
-from gendel.gan.run import code_fingerprint, run_job, run_profile
-from gendel.gan.vdm import VDMDRE
+import os
 
-__all__ = ["DCGAN", "VDMDRE", "LabelClassifier", "PROFILES", "Profile", "Job", "jobs", "find_job", "run_job",
-           "run_profile", "train", "JobResult", "load_result", "load_results", "stored_results",
-           "remake_command", "code_fingerprint"]
+# Before any module of gendel.gan imports torch (see the docstring); a value the user set stays.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")

@@ -39,7 +39,7 @@ class LabelClassifier(Estimator):
     epochs : int
         Passes over the training images.
     seed, width, batch_size, lr, device, checkpoint_dir, progress
-        As for :class:`gendel.gan.DCGAN`.
+        As for :class:`gendel.gan.dcgan.DCGAN`.
 
     Attributes
     ----------
@@ -51,7 +51,7 @@ class LabelClassifier(Estimator):
     Examples
     --------
     >>> import numpy as np
-    >>> from gendel.gan import LabelClassifier
+    >>> from gendel.gan.classifier import LabelClassifier
     >>> rng = np.random.default_rng(0)
     >>> images = rng.uniform(-1, 1, (40, 1, 28, 28)).astype("float32")
     >>> clf = LabelClassifier(epochs=1, checkpoint_dir=False, progress=False).fit(images, rng.integers(0, 10, 40))
@@ -136,3 +136,6 @@ class LabelClassifier(Estimator):
         images = check_images(images)
         labels = _check_labels(labels, len(images))
         return float(np.mean(self.predict(images) == labels))
+
+
+__all__ = ["LabelClassifier"]

@@ -43,7 +43,7 @@ class DCGAN(Estimator):
 
     Trained with the non-saturating GAN loss and Adam, as torch's DCGAN example. An implicit
     model: it can be sampled but has no density, so the ratio between the pre-trained and the
-    re-trained DCGAN is unknown and gendel estimates it with :class:`gendel.gan.VDMDRE`.
+    re-trained DCGAN is unknown and gendel estimates it with :class:`gendel.gan.vdm.VDMDRE`.
 
     Parameters
     ----------
@@ -89,7 +89,7 @@ class DCGAN(Estimator):
     Examples
     --------
     >>> import numpy as np
-    >>> from gendel.gan import DCGAN
+    >>> from gendel.gan.dcgan import DCGAN
     >>> images = np.random.default_rng(0).uniform(-1, 1, (64, 1, 28, 28)).astype("float32")
     >>> gan = DCGAN(epochs=1, width=8, batch_size=32, checkpoint_dir=False, progress=False).fit(images)
     >>> gan.sample(5, rng=np.random.default_rng(1)).shape
@@ -221,3 +221,6 @@ class DCGAN(Estimator):
         self.generator_.eval()
         out = [self.generator_(as_tensor(z[i:i + batch_size], self.device_)).cpu() for i in range(0, m, batch_size)]
         return torch.cat(out).numpy() if out else np.zeros((0, 1, 28, 28), np.float32)
+
+
+__all__ = ["DCGAN"]

@@ -144,9 +144,9 @@ def check_job(job):
     TypeError: job must be a Job (e.g. gendel.gan.find_job('quick', 'mnist-even-0.7-seed0')); got a string
     """
     if isinstance(job, str):
-        raise TypeError(f"job must be a Job (e.g. gendel.gan.find_job('quick', {job!r})); got a string")
+        raise TypeError(f"job must be a Job (e.g. gendel.gan.profiles.find_job('quick', {job!r})); got a string")
     if not isinstance(job, Job):
-        raise TypeError(f"job must be a gendel.gan.Job (see gendel.gan.jobs(profile)); got {type(job).__name__}")
+        raise TypeError(f"job must be a gendel.gan.profiles.Job (see gendel.gan.profiles.jobs(profile)); got {type(job).__name__}")
     p = get_profile(job.profile)
     if job.dataset not in IMAGE_DATASETS or job.setting not in SETTINGS or not 0 < job.lam < 1:
         raise ValueError(f"{job!r} is not a job of §5.2: data sets {IMAGE_DATASETS}, settings {SETTINGS}, λ in (0, 1)")
@@ -404,6 +404,9 @@ def data_record(job, models, clf):
 
 
 #: The stages and functions whose code decides a result's numbers: with
-#: :func:`gendel.gan.run.run_job`, the roots of :func:`gendel.gan.code_fingerprint`.
+#: :func:`gendel.gan.run.run_job`, the roots of :func:`gendel.gan.run.code_fingerprint`.
 STAGES = (training_images, deletion_mask, pretrained_model, label_classifier, train, reweighted, fast_deletion,
           deletion_test, curves, data_record)
+
+
+__all__ = ["train"]

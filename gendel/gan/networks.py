@@ -8,7 +8,7 @@ two-stride-2-layer form that torch's DCGAN example uses for MNIST-sized inputs:
 * :class:`Discriminator`: Conv stride 2 (14x14) -> Conv stride 2 (7x7) -> Linear -> one logit,
   with LeakyReLU(0.2) and (optionally) BatchNorm. The VDM network T of Appendix E.1 has "the
   same architecture as the discriminator"; gendel builds it without BatchNorm (see
-  :class:`gendel.gan.VDMDRE`).
+  :class:`gendel.gan.vdm.VDMDRE`).
 * :class:`MLP`: the VDM network T for vector data.
 * :class:`LabelCNN`: a small convolutional label classifier that stands in for the pre-trained
   classifiers of the paper's footnote (they cannot be downloaded here).

@@ -219,3 +219,6 @@ def find_job(profile, name):
             return job
     raise ValueError(f"profile {get_profile(profile).name!r} has no job {name!r}; "
                      f"`python -m gendel.gan list --profile {get_profile(profile).name}` lists them")
+
+
+__all__ = ["PROFILES", "Profile", "Job", "jobs", "find_job"]

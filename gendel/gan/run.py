@@ -251,7 +251,7 @@ def code_fingerprint():
     Every result file records the fingerprint of the code that made it
     (``result.provenance["fingerprint"]``); a stored result whose fingerprint differs from
     today's was made by other code and is remade by its profile's command
-    (:func:`gendel.gan.remake_command`).
+    (:func:`gendel.gan.results.remake_command`).
 
     Examples
     --------

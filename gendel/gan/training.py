@@ -33,7 +33,8 @@ def training_code(estimator_class):
 
     Examples
     --------
-    >>> from gendel.gan import DCGAN, VDMDRE
+    >>> from gendel.gan.dcgan import DCGAN
+    >>> from gendel.gan.vdm import VDMDRE
     >>> len(training_code(DCGAN)), training_code(DCGAN) != training_code(VDMDRE)
     (16, True)
     """

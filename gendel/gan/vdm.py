@@ -79,7 +79,7 @@ class VDMDRE(DensityRatioEstimator):
         Adam's learning rate; by default 1e-4 for images (DCGAN's 2e-4 halved, Appendix E.1)
         and 1e-3 for vectors.
     device, checkpoint_dir, progress
-        As for :class:`gendel.gan.DCGAN`.
+        As for :class:`gendel.gan.dcgan.DCGAN`.
 
     Attributes
     ----------
@@ -90,13 +90,13 @@ class VDMDRE(DensityRatioEstimator):
     fit_seconds_ : float
         Training time in seconds.
     fit_cpu_seconds_, epoch_seconds_, epoch_cpu_seconds_, hardware_, snapshot_epochs_
-        As for :class:`gendel.gan.DCGAN`: the CPU time, the wall and CPU time up to each epoch,
+        As for :class:`gendel.gan.dcgan.DCGAN`: the CPU time, the wall and CPU time up to each epoch,
         where it was trained, and the epochs after which a copy of T was kept (:meth:`at_epoch`).
 
     Examples
     --------
     >>> import numpy as np
-    >>> from gendel.gan import VDMDRE
+    >>> from gendel.gan.vdm import VDMDRE
     >>> rng = np.random.default_rng(0)
     >>> X = rng.standard_normal((800, 2))
     >>> deleted = (X[:, 0] > 0) & (rng.random(800) < 0.5)   # half of the right half forgotten
@@ -256,3 +256,6 @@ class VDMDRE(DensityRatioEstimator):
         else:
             Y = check_points(Y, "Y", dim=self.dim_).astype(np.float32)
         return evaluate(self.network_, Y, self.device_)
+
+
+__all__ = ["VDMDRE"]

@@ -34,7 +34,7 @@ class LabelPanel(Panel):
     Parameters
     ----------
     results : list of :class:`~gendel.gan.results.JobResult`
-        Job results with their arrays (:func:`gendel.gan.stored_results`); the seeds of a
+        Job results with their arrays (:func:`gendel.gan.results.stored_results`); the seeds of a
         deletion set are averaged.
     bound : float
         The initial bound B, in [1, 10] (the slider's range).
@@ -52,7 +52,7 @@ class LabelPanel(Panel):
 
     Examples
     --------
-    >>> from gendel.gan import stored_results
+    >>> from gendel.gan.results import stored_results
     >>> panel = LabelPanel(stored_results("quick"))    # doctest: +SKIP
     >>> panel.set(bound=1.2)                           # doctest: +SKIP
     >>> panel                                          # doctest: +SKIP
@@ -61,7 +61,7 @@ class LabelPanel(Panel):
     def __init__(self, results, *, bound=10.0):
         self.groups = {k: rs for k, rs in group(results).items() if all("pre_labels" in r.arrays for r in rs)}
         if not self.groups:
-            raise ValueError("no results with stored samples: run the jobs first (gendel.gan.run_profile)")
+            raise ValueError("no results with stored samples: run the jobs first (gendel.gan.run.run_profile)")
         first = next(iter(self.groups))
         bound = self._check_bound(bound)
         datasets = sorted({k[0] for k in self.groups})
@@ -180,7 +180,7 @@ def label_panel(results, **kwargs):
     --------
     In a notebook, on the stored results of a profile (the panel needs a live kernel):
 
-    >>> from gendel.gan import stored_results  # doctest: +SKIP
+    >>> from gendel.gan.results import stored_results  # doctest: +SKIP
     >>> label_panel(stored_results("gpu"), bound=10.0)  # doctest: +SKIP
     """
     from gendel._environment import enable_colab_widgets, in_book_build, in_colab

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import os
 import re
+import sys
 
 import numpy as np
 
@@ -142,7 +143,29 @@ def _unescape_base64(html):
     return _BDATA.sub(lambda m: m.group(0).replace("\\u002f", "/"), html)
 
 
-pio.renderers[BOOK_RENDERER] = _BookRenderer()
+def _renderers():
+    """plotly's renderer registry (``plotly.io.renderers``), imported without the IRI grammar of
+    ``rfc3987_syntax``.
+
+    plotly's renderers import nbformat, nbformat imports jsonschema, and jsonschema imports
+    ``rfc3987_syntax`` where it is installed (Jupyter's server pulls it in), for its optional
+    "iri" format checks, which neither plotly nor nbformat uses. ``rfc3987_syntax`` builds an
+    Earley parser of RFC 3987 when it is imported: about 1.5 s of CPU, which every page paid at its
+    start. So while the renderers are imported for the first time, ``rfc3987_syntax`` reads as not
+    installed, and jsonschema leaves out the "iri" checks as it does where that package is missing.
+    Nothing else changes: a later ``import rfc3987_syntax`` works as usual.
+    """
+    if "plotly.io._renderers" in sys.modules or "jsonschema" in sys.modules or "rfc3987_syntax" in sys.modules:
+        return pio.renderers
+    sys.modules["rfc3987_syntax"] = None  # import rfc3987_syntax now raises ImportError
+    try:
+        return pio.renderers
+    finally:
+        if sys.modules.get("rfc3987_syntax", False) is None:
+            del sys.modules["rfc3987_syntax"]
+
+
+_renderers()[BOOK_RENDERER] = _BookRenderer()
 
 
 _BRACED = re.compile(r"([_^])\{([^{}]*)\}")

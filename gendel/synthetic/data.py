@@ -1,4 +1,4 @@
-"""The 2-D synthetic data sets of §5.1 and Appendix D; MNIST and Fashion-MNIST come from ``images``.
+"""The 2-D synthetic data sets of §5.1 and Appendix D (MNIST and Fashion-MNIST: ``gendel.gan.images``).
 
 MoG-8 (Appendix D.1)
     p_* is an equal mixture of 8 Gaussians N(mu_i, v I) with means on the unit circle,
@@ -24,7 +24,6 @@ from __future__ import annotations
 import numpy as np
 
 from gendel._validation import check_count, check_lambda, check_points, check_positive, check_rng
-from gendel.gan.images import IMAGE_DATASETS, label_deletion_mask, load_images  # noqa: F401  (re-exported)
 
 #: The synthetic data sets: name -> how the book writes it. Iterating gives the names.
 DATASETS = {"mog8": "MoG-8", "ckb8": "CKB-8"}

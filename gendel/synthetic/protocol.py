@@ -45,10 +45,10 @@ import numpy as np
 
 from gendel.synthetic import data as _data
 from gendel._kernels import spatial_order
-from gendel._validation import check_bandwidth, check_count, check_lambda, check_positive
+from gendel._validation import check_bandwidth, check_count, check_lambda, check_positive, check_real
 from gendel.core.deletion import ApproximateDeletion, _outputs_error, first_batch_size
 from gendel.core.dre import ExactKDERatio
-from gendel.deletion_test.stats import STATISTICS, _real
+from gendel.deletion_test.stats import STATISTICS
 
 #: Sample sets compared by each question, as (sample, ratio) keys of ``SyntheticStatistics.lr``.
 QUESTIONS = {
@@ -354,7 +354,7 @@ def log_ratios(protocol, dre):
     sampler.check_proposals(wanted)
     first = proposals(p, sampler.bound_)
     values = np.empty(len(first["order"]))
-    values[first["order"]] = _real(dre.log_ratio(first["points"]), "the DRE's log_ratio(Y)")
+    values[first["order"]] = check_real(dre.log_ratio(first["points"]), "the DRE's log_ratio(Y)")
     # One number (or None) for all points would fill every entry alike: then ask the DRE about two points.
     if (np.isnan(values).all() or (values == values[0]).all()) and np.shape(dre.log_ratio(first["points"][:2])) != (2,):
         raise ValueError(_outputs_error(dre, first["points"][:2], dre.log_ratio(first["points"][:2]), 2))
