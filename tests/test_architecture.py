@@ -47,8 +47,8 @@ LAYERS = {
 }
 
 #: The modules that train or run a network: they import torch, and no other module of gendel loads it.
-TORCH_MODULES = ("gendel.gan.networks", "gendel.gan.devices", "gendel.gan.checkpoints", "gendel.gan.training", "gendel.gan.dcgan", "gendel.gan.vdm",
-                 "gendel.gan.classifier")
+TORCH_MODULES = ("gendel.gan.networks", "gendel.gan.devices", "gendel.gan.checkpoints", "gendel.gan.training",
+                 "gendel.gan.dcgan", "gendel.gan.vdm", "gendel.gan.classifier")
 
 #: A module this long gets a warning: look at whether it does one thing (size is a smell, not a gate).
 WARN_LINES = 600
