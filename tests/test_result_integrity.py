@@ -412,3 +412,12 @@ def test_a_temporary_file_without_a_process_id_is_removed(tmp_path):
     (tmp_path / ".run.json.abc.def.tmp").write_bytes(b"half")
     assert remove_stale_temporaries(tmp_path / "run.json") == 1
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_stage_refuses_the_models_of_another_job():
+    from gendel.gan.experiment import TrainedModels, deletion_mask, fast_deletion
+
+    labels = np.arange(200) % 10
+    even = TrainedModels(None, None, None, None, None, None, labels, deletion_mask(EVEN, labels), None, None, 200, 0.0)
+    with pytest.raises(ValueError, match="not mnist-odd-0.7-seed0's"):
+        fast_deletion(ODD, even)

@@ -243,6 +243,14 @@ def _counts(labels):
     return np.bincount(np.asarray(labels), minlength=10)
 
 
+def _models_of(job, models):
+    """Whether ``models`` were trained for ``job``: its training images' size and its deletion set."""
+    labels, deleted = getattr(models, "labels", None), getattr(models, "deleted", None)
+    if labels is None or deleted is None or len(labels) != len(deleted):
+        return False
+    return bool(np.array_equal(deleted, deletion_mask(job, labels)))
+
+
 def fast_deletion(job, models):
     """Stage 2 (Q2): label counts of the pre-trained, re-trained, approximated (Alg. 1) and
     control models, and the label distributions Alg. 1 would give with the empirical models.
@@ -259,6 +267,9 @@ def fast_deletion(job, models):
     """
     from gendel.core.deletion import ApproximateDeletion
 
+    if not _models_of(job, models):
+        raise ValueError(f"these trained models are not {job.name}'s (another job's data or deletion set): pass the "
+                         f"models that train({job.name!r} job) returned")
     p = get_profile(job.profile)
     pre, re, control, vdm, clf = models.pretrained, models.retrained, models.control, models.vdm, models.classifier
     rng = lambda stage: _stage_rng(job, stage)  # noqa: E731 - one stream per stage
@@ -315,6 +326,9 @@ def deletion_test(job, models):
     --------
     >>> out = deletion_test(job, train(job))       # needs MNIST; trains # doctest: +SKIP
     """
+    if not _models_of(job, models):
+        raise ValueError(f"these trained models are not {job.name}'s (another job's data or deletion set): pass the "
+                         f"models that train({job.name!r} job) returned")
     p = get_profile(job.profile)
     t0 = time.perf_counter()
     n, shape = p.repeats * p.m_test, (p.repeats, p.m_test)
@@ -348,6 +362,9 @@ def curves(job, models, pool, pool_labels):
     --------
     >>> out = curves(job, models, pool, labels)    # needs MNIST; trains # doctest: +SKIP
     """
+    if not _models_of(job, models):
+        raise ValueError(f"these trained models are not {job.name}'s (another job's data or deletion set): pass the "
+                         f"models that train({job.name!r} job) returned")
     p = get_profile(job.profile)
     t0 = time.perf_counter()
     clf, vdm = models.classifier, models.vdm
