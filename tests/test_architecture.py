@@ -363,3 +363,22 @@ def test_the_checks_can_fail(tmp_path):
     named = contributing_modules(table)
     assert named == [("gendel.core.dre", 2), ("gendel.core.gone", 2), ("gendel.cache", 3)]
     assert "gendel.core.gone" not in MODULES and layer("gendel.cache") != 3
+
+
+def test_the_reweighting_and_the_label_tables_are_written_once():
+    """min(rho_hat_E, B), the re-weighting of Alg. 1 on a pool of proposals, is written once in the
+    package (``gendel.gan.experiment.reweighted``; Alg. 1 itself writes its acceptance probability);
+    the pages call it. The data sets' names and the DRE families' labels have one table each."""
+    root = Path(__file__).resolve().parents[1]
+    reweighting = re.compile(r"np\.minimum\(np\.exp\(")
+    in_package = sorted(str(p.relative_to(root)) for p in (root / "gendel").rglob("*.py")
+                        if reweighting.search(p.read_text()) and p.name != "deletion.py")
+    assert in_package == ["gendel/gan/experiment.py"]
+    # the deletion-test GAN page takes Alg. 1's expectation of the scores of a pool (not of labels)
+    in_pages = sorted(str(p.relative_to(root)) for p in (root / "book").rglob("*.md") if reweighting.search(p.read_text()))
+    assert in_pages in ([], ["book/deletion_test/gan.md"])
+    tables = {r'"mnist": "MNIST", "fashion-mnist": "Fashion-MNIST"': 1, r'"mog8": "MoG-8"': 1,
+              r'DRE_CHOICES\[\w+\]\.short for': 1}
+    for pattern, n in tables.items():
+        found = [str(p.relative_to(root)) for p in (root / "gendel").rglob("*.py") if re.search(pattern, p.read_text())]
+        assert len(found) == n, (pattern, found)
