@@ -141,7 +141,7 @@ def check_job(job):
     'tiny'
     >>> check_job("mnist-even-0.7-seed0")
     Traceback (most recent call last):
-    TypeError: job must be a Job (e.g. gendel.gan.find_job('quick', 'mnist-even-0.7-seed0')); got a string
+    TypeError: job must be a Job (e.g. gendel.gan.profiles.find_job('quick', 'mnist-even-0.7-seed0')); got a string
     """
     if isinstance(job, str):
         raise TypeError(f"job must be a Job (e.g. gendel.gan.profiles.find_job('quick', {job!r})); got a string")
