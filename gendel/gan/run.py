@@ -287,7 +287,7 @@ def python_call():
     True
     """
     where = sys.argv[0] if sys.argv and sys.argv[0] else "an interactive session"
-    return f"a Python call (gendel.gan.run_job, from {where})"
+    return f"a Python call (gendel.gan.run.run_job, from {where})"
 
 
 def provenance(*, command, hardware, seconds):
