@@ -6,7 +6,7 @@
     python -m gendel.gan grid --profile paper --executor slurm --partition gpu --gpus 1
     python -m gendel.gan seal --profile quick --store --made-at d3b2ce1
 
-``grid`` runs every job of a profile that is not done (see :func:`gendel.gan.results.done`):
+``grid`` runs every job of a profile that is not done (see :func:`gendel.gan.run.done`):
 first the models that jobs share (the pre-trained GANs of each data set and seed, the label
 classifiers), then the jobs. With ``--executor local`` (the default) it runs ``--parallel N``
 processes on this machine and splits its cores between them (``--threads``: cores / N each);
@@ -22,6 +22,10 @@ option of the wrong kind, a device this machine does not have, a results folder 
 written, a SLURM option without ``--executor slurm``, data files that are missing (both splits of
 every data set the jobs need are read first). An interruption (Ctrl-C) is one line too, exit
 status 130: the epochs trained so far are in the checkpoints, and the same command resumes.
+
+``seal`` gives result files written before results carried a checksum their checksum and today's
+fingerprint, once it has shown that the commit that made them (``--made-at``) computes what
+today's code does (:mod:`gendel.gan.seal`); a result that fails the check is refused.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The protocol of §5.2 and Appendix E: profiles, jobs, and a job's stages.
+"""The stages of a job of §5.2 and Appendix E (the profiles and jobs are in :mod:`gendel.gan.profiles`).
 
 One *job* is one (data set, deletion set, λ, seed) of a *profile* (how large the protocol is
 run). It runs in four stages that the grid and the pages can call one by one:

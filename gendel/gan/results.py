@@ -1,9 +1,10 @@
 """The result files of the GAN jobs: what a result holds, where it lives, and when it is done.
 
-A job (:class:`~gendel.gan.experiment.Job`) writes ``<results_dir>/<job name>.json`` (label counts,
+A job (:class:`~gendel.gan.profiles.Job`) writes ``<results_dir>/<job name>.json`` (label counts,
 statistics, curves, timings, provenance) and an ``.npz`` beside it (sample grids, the pre-trained
 samples' labels and log ratios, the log ratios of every Q3 sample at half precision). Both are
-written atomically. :class:`JobResult` is one result with named fields.
+written atomically with a checksum of their content (:mod:`gendel.gan.schema`). :class:`JobResult`
+is one result with named fields; :class:`Provenance` summarises where a profile's results come from.
 
 ``results_dir`` defaults to a folder of the cache named by the profile's settings, so results of
 another sizing never mix. The results of the profiles too slow for a build of the book are
@@ -11,8 +12,9 @@ stored with gendel in :data:`STORED_RESULTS` (``<profile>/``), made by
 ``python -m gendel.gan grid --profile <name> --store`` (:func:`remake_command`).
 
 :func:`load_result` reads a result and checks that it is complete (every field and array there,
-the right shapes and counts, of the job asked for); :func:`gendel.gan.run.done` adds today's code
-fingerprint, the one rule for "done" of ``run`` and ``grid``.
+the right shapes and counts, of the job asked for), that its checksum matches and that it passes
+the schema; :func:`gendel.gan.run.done` adds today's data and code fingerprints, the one rule for
+"done" of ``run`` and ``grid``.
 """
 
 from __future__ import annotations
