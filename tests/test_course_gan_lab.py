@@ -235,3 +235,23 @@ def test_checks_need_a_job():
 
     with pytest.raises(TypeError, match="lab_job"):
         GANLabChecks("mnist-odd-0.7-seed0")
+
+
+# --- the built book -----------------------------------------------------------------------------
+
+@pytest.mark.book
+@pytest.mark.parametrize("page", ["book/course/gan_lab", "book/course/teacher"])
+def test_the_built_page_offers_the_gan_lab_student_notebook(book_html, page):
+    """The GAN lab and the teacher page link the GAN lab's student notebook, and the linked file is
+    the repository's."""
+    import re
+
+    from conftest import PAGES
+
+    if page not in PAGES:
+        pytest.skip(f"{page} is not in this table of contents")
+    html = (book_html / f"{page}.html").read_text()
+    links = re.findall(r'href="([^"]*gan_lab_student\.ipynb)"', html)
+    assert links, f"{page} has no link to gan_lab_student.ipynb"
+    target = (book_html / page).parent / links[0]
+    assert target.resolve().read_text() == STUDENT.read_text()

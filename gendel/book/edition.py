@@ -109,7 +109,6 @@ def student_toc_text(toc_file="_toc.yml"):
     ...     toc = Path(tmp) / "_toc.yml"
     ...     _ = toc.write_text("format: jb-book\\nroot: intro\\nparts:\\n- chapters:\\n  - file: book/course/key\\n")
     ...     print(student_toc_text(toc).splitlines()[-1])
-    - chapters:
       - file: book/course/notebooks
     """
     import yaml
