@@ -74,7 +74,7 @@ def _notes():
         "book/synthetic/q3_deletion_test": sweeps + ", and the Appendix D variations" + shared,
         "book/theory/errata": sweeps + ", to check the paper's statements against them",
         "book/gan/index": "reads the stored GAN results and trains the tiny profile (a smoke test of the "
-                          "pipeline: DCGANs, VDM and a label classifier for seconds)",
+                          "pipeline: DCGANs, VDM and a label classifier at the smallest size)",
     }
 
 
