@@ -255,3 +255,13 @@ def test_the_built_page_offers_the_gan_lab_student_notebook(book_html, page):
     assert links, f"{page} has no link to gan_lab_student.ipynb"
     target = (book_html / page).parent / links[0]
     assert target.resolve().read_text() == STUDENT.read_text()
+
+
+def test_student_notebook_is_plain_markdown_that_colab_renders():
+    """No MyST role, directive or label is left in the student notebook (Colab would show it as text)."""
+    from test_course_lab import MYST_SYNTAX
+
+    markdown = ["".join(c["source"]) for c in json.loads(STUDENT.read_text())["cells"] if c["cell_type"] == "markdown"]
+    left = [m.group(0) for text in markdown for m in MYST_SYNTAX.finditer(text)]
+    assert not left, f"MyST syntax left in {STUDENT.name}: {left}"
+    assert "**Exercise 1**" in "\n".join(markdown) and "\\tag{1}" in "\n".join(markdown)
