@@ -303,6 +303,7 @@ def test_checks_need_a_protocol():
 
 # --- the built book -----------------------------------------------------------------------------
 
+@pytest.mark.book
 @pytest.mark.parametrize("page", ["book/course/lab", "book/course/teacher"])
 def test_the_built_page_offers_the_student_notebook_for_download(book_html, page):
     """The lab and teacher pages link the student notebook (the page's own download button gives
