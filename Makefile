@@ -1,5 +1,7 @@
 # The two commands of README.md, and one for readers:
 #   make book   build the executed book into _build/html
+#               (make book EDITION=student: the student edition, without solutions, teacher pages or
+#               key, into _build/student/_build/html, for a course site)
 #   make test   run the whole test suite (unit tests, the book build, browser tests)
 #   make lab    (for readers) run the pages live in JupyterLab
 # Each sets up everything it needs on a fresh machine (Python 3.10+, Debian for the browser).
@@ -29,6 +31,18 @@ BOOK_SOURCES := $(shell find book gendel -type f \( -name '*.md' -o -name '*.py'
                 _config.yml _toc.yml pyproject.toml
 BOOK_STAMP := _build/html/.gendel-built
 
+# EDITION=student: the table of contents without the teacher pages (_toc_student.yml, written from
+# _toc.yml by gendel/book/edition.py) and GENDEL_EDITION=student, which removes the solutions.
+EDITION ?= full
+ifeq ($(EDITION),student)
+BOOK_ENV   += GENDEL_EDITION=student
+BOOK_ARGS  := --toc _toc_student.yml --path-output _build/student
+BOOK_STAMP := _build/student/_build/html/.gendel-built
+BOOK_SOURCES += _toc_student.yml
+else ifneq ($(EDITION),full)
+$(error EDITION=$(EDITION) is not an edition of the book: use EDITION=full (the default) or EDITION=student)
+endif
+
 .PHONY: book test unit lab data browser-deps clean
 
 $(STAMP): pyproject.toml
@@ -49,9 +63,12 @@ lab: $(LAB_SETTINGS)
 # browser-deps: the figure set (PNG and SVG of the paper's figures) is exported through Chromium.
 book: $(BOOK_STAMP)
 
+_toc_student.yml: _toc.yml gendel/book/edition.py
+	$(PY) -m gendel.book.edition
+
 $(BOOK_STAMP): $(STAMP) $(LAB_SETTINGS) $(BOOK_SOURCES) | data browser-deps
 	rm -f $(BOOK_STAMP)
-	$(BOOK_ENV) $(VENV)/bin/jupyter-book build . --all -W -n --keep-going
+	$(BOOK_ENV) $(VENV)/bin/jupyter-book build . --all -W -n --keep-going $(BOOK_ARGS)
 	touch $(BOOK_STAMP)
 
 # MNIST and Fashion-MNIST without torchvision or a download (see gendel/gan/images.py): Debian's

@@ -52,6 +52,8 @@ OUT = ROOT / "book" / "course" / "page_times.json"
 CPU_TAG = "GENDEL_BENCH_CPU_SECONDS"
 # Pages that read the GAN results stored with gendel (gendel.gan.results.stored_results); the chapter's
 # first page also trains the tiny profile.
+# Pages whose run time benchmarks/bench_course_times.py measures (cold and warm): one figure per task.
+COURSE_PAGES = ["book/course/gan_lab"]
 GAN_PAGES = ["book/gan/index", "book/gan/vdm", "book/gan/q2_fast_deletion", "book/gan/q3_deletion_test",
              "book/deletion_test/gan", "book/building"]
 
@@ -72,7 +74,7 @@ def _notes():
         "book/synthetic/q3_deletion_test": sweeps + ", and the Appendix D variations" + shared,
         "book/theory/errata": sweeps + ", to check the paper's statements against them",
         "book/gan/index": "reads the stored GAN results and trains the tiny profile (a smoke test of the "
-                          "pipeline: DCGANs, VDM and a label classifier for seconds)",
+                          "pipeline: DCGANs, VDM and a label classifier at the smallest size)",
     }
 
 
@@ -200,6 +202,9 @@ def main(argv=None):
     print(f"{record['machine']}, load average {record['load_start']}")
     print(f"{'seconds':>8}  {'CPU s':>8}  {'slowest cell':>12}  {'load 1 min':>10}  page")
     for page in order:
+        if page in COURSE_PAGES:
+            print(f"{page}: measured by benchmarks/bench_course_times.py")
+            continue
         nb = nbformat.read(ROOT / f"{page}.ipynb", as_version=4) if (ROOT / f"{page}.ipynb").exists() else None
         if nb is not None and not any(c.cell_type == "code" and c.source.strip() for c in nb.cells):
             continue
