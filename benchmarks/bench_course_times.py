@@ -48,7 +48,7 @@ def _load():
 
 def tiny_job(cache):
     """One tiny job from nothing, in a fresh process: (wall seconds, CPU seconds, error)."""
-    code = ("import tempfile\nfrom gendel.gan import find_job, run_job\n"
+    code = ("import tempfile\nfrom gendel.gan.profiles import find_job\nfrom gendel.gan.run import run_job\n"
             f"run_job(find_job{TINY_JOB!r}, results_dir=tempfile.mkdtemp(), progress=False)\n")
     env = {**os.environ, "GENDEL_CACHE_DIR": str(cache), "PYTHONPATH": str(ROOT)}
     before = os.times()

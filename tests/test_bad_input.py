@@ -305,7 +305,7 @@ def test_sweep_ks_names_the_questions_and_statistics():
 
 def test_dcgan_sample_of_a_trillion_images_is_refused_before_it_allocates():
     pytest.importorskip("torch")
-    from gendel.gan import DCGAN
+    from gendel.gan.dcgan import DCGAN
 
     X = np.random.default_rng(0).uniform(-1, 1, (32, 1, 28, 28)).astype(np.float32)
     gan = DCGAN(epochs=1, latent_dim=8, width=4, batch_size=16, checkpoint_dir=False, progress=False).fit(X)
@@ -317,7 +317,7 @@ def test_dcgan_sample_of_a_trillion_images_is_refused_before_it_allocates():
 
 def test_a_profile_with_an_infinite_bound_is_refused_when_it_is_made():
     pytest.importorskip("torch")
-    from gendel.gan import PROFILES
+    from gendel.gan.profiles import PROFILES
 
     with pytest.raises(ValueError, match=r"bound must be a finite number .*got inf"):
         dataclasses.replace(PROFILES["tiny"], bound=float("inf"))

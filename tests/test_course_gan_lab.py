@@ -104,7 +104,7 @@ def lab():
     from gendel.book.gan_lab_checks import GANLabChecks, lab_job
     from gendel.core.deletion import ApproximateDeletion
     from gendel.deletion_test.decision import DeletionTest
-    from gendel.gan import stored_results
+    from gendel.gan.results import stored_results
     from gendel.gan.experiment import train
 
     job = lab_job()

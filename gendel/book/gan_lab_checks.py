@@ -26,9 +26,8 @@ import functools
 
 import numpy as np
 
-from gendel.gan.experiment import train
 from gendel.gan.profiles import PROFILES, Job, get_profile
-from gendel.gan.report import deleted_labels as _deleted_labels
+from gendel.gan.labels import deleted_labels as _deleted_labels
 from gendel.gan.results import stored_results
 
 #: Tolerance of the distributional check, in standard errors.
@@ -98,7 +97,7 @@ class GANLabChecks:
 
     def __init__(self, job, *, n_reference=20_000, seed=12345):
         if not isinstance(job, Job):
-            raise TypeError(f"job must be a gendel.gan.Job, e.g. gendel.book.gan_lab_checks.lab_job(); got {job!r}")
+            raise TypeError(f"job must be a gendel.gan.profiles.Job, e.g. gendel.book.gan_lab_checks.lab_job(); got {job!r}")
         self.job = job
         self.n_reference = int(n_reference)
         self.seed = seed
@@ -111,6 +110,8 @@ class GANLabChecks:
     @functools.cached_property
     def models(self):
         """The job's models, from the checkpoint cache (trained there by the student's ``train(job)``)."""
+        from gendel.gan.experiment import train  # torch: only when the models are asked for
+
         return train(self.job, progress=False)
 
     @functools.cached_property
