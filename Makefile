@@ -87,7 +87,7 @@ browser-deps:
 	  $$SUDO apt-get install -y chromium || { $$SUDO apt-get update && $$SUDO apt-get install -y chromium; }; }
 
 unit: $(STAMP) data
-	$(PY) -m pytest -m "not book and not browser"
+	$(PY) -m pytest -m "not book and not browser and not slow"
 
 # The book and browser tests use the HTML that `make book` built instead of building it again; the
 # book is built again only when something it is built from changed since (BOOK_SOURCES).

@@ -165,3 +165,66 @@ def trace_array(value, dtype=np.float64):
             arr = arr.reshape([int(s) for s in str(value["shape"]).split(",")])
         return arr.astype(dtype)
     return np.asarray(value, dtype=dtype)
+
+
+class Spy:
+    """Counts the calls of ``owner.name`` (a function or class of a module, a method of a class) and
+    passes each on unchanged: ``len(spy)`` calls so far, ``spy.calls`` their ``(args, kwargs, result)``.
+
+    The panels' caches are checked this way, from the outside: a cached value is one the function
+    that computes it was not called for again.
+    """
+
+    def __init__(self, monkeypatch, owner, name):
+        original = getattr(owner, name)
+        self.calls = []
+
+        def spy(*args, **kwargs):
+            result = original(*args, **kwargs)
+            self.calls.append((args, kwargs, result))  # list.append is atomic: prefetching threads may call too
+            return result
+
+        monkeypatch.setattr(owner, name, spy)
+
+    def __len__(self):
+        return len(self.calls)
+
+
+class ExplorerSpies:
+    """What :class:`gendel.panels.explorer_state.ExplorerState` computes, counted: ``setups`` (data
+    drawn and exact ratio fitted), ``dre_fits`` (the DREs of the maps fitted) and ``ks_runs``
+    (:func:`gendel.synthetic.experiments.synthetic_statistics` called).
+
+    The state makes a DRE with ``make_dre`` for its maps, which it fits, and for each KS run, which
+    ``synthetic_statistics`` copies before fitting: a map fit is a fit of an estimator ``make_dre``
+    returned to the state. ``direct_statistics`` is ``synthetic_statistics`` itself, uncounted: what a
+    test computes to compare with is not a run of the state.
+    """
+
+    def __init__(self, monkeypatch):
+        from gendel.core import dre
+        from gendel.panels import explorer_state
+        from gendel.synthetic import experiments
+
+        self.direct_statistics = experiments.synthetic_statistics
+        self._setups = Spy(monkeypatch, explorer_state, "setup")
+        self._made = Spy(monkeypatch, explorer_state, "make_dre")
+        self._fits = Spy(monkeypatch, dre.DensityRatioEstimator, "fit")
+        self._ks = Spy(monkeypatch, experiments, "synthetic_statistics")
+
+    @property
+    def setups(self):
+        return len(self._setups)
+
+    @property
+    def dre_fits(self):
+        made = {id(result) for *_, result in self._made.calls}
+        return sum(1 for args, _, _ in self._fits.calls if id(args[0]) in made)
+
+    @property
+    def ks_runs(self):
+        return len(self._ks)
+
+    def counts(self):
+        """``(setups, dre_fits, ks_runs)``."""
+        return self.setups, self.dre_fits, self.ks_runs

@@ -238,6 +238,7 @@ class ShiftedModel:
         return self.model.sample(n, rng=rng) + self.shift
 
 
+@pytest.mark.slow  # hyppo's own 2000 permutations: the test above cross-checks the statistic and null in `make unit`
 @pytest.mark.parametrize("shift", [0.0, 0.3])
 def test_mmd_permutation_p_value_agrees_with_hyppo(mog8_half, hyppo_mmd, shift):
     """Our permutation p-value and hyppo's, each from 2000 permutations of the same Y and Y_hat.

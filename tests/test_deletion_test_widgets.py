@@ -1,12 +1,15 @@
 """The live panel of the deletion-test chapter: its figure is the test at the chosen settings,
 moving α only re-thresholds cached statistics, and bad settings are refused."""
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
 pytest.importorskip("ipywidgets")
 pytest.importorskip("anywidget")
 
+from conftest import Spy  # noqa: E402
 from gendel.deletion_test.decision import monte_carlo_p_values  # noqa: E402
 from gendel.panels.deletion_test import DEFAULTS, DeletionTestPanel, deletion_test_panel  # noqa: E402
 
@@ -22,6 +25,15 @@ def panel():
         p = DeletionTestPanel(m=20, dre="exact", **SMALL)
         yield p
         p.close()
+
+
+@pytest.fixture
+def spies(monkeypatch):
+    """What the panel computes, counted: ``setup`` (a data set drawn), ``make_dre`` (a DRE made, then
+    fitted) and ``DeletionTest`` (a configuration's statistics simulated)."""
+    import gendel.panels.deletion_test as dtw
+
+    return SimpleNamespace(**{name: Spy(monkeypatch, dtw, name) for name in ("setup", "make_dre", "DeletionTest")})
 
 
 def test_figure_shows_the_test_at_the_current_settings(panel):
@@ -43,40 +55,41 @@ def test_figure_shows_the_test_at_the_current_settings(panel):
     assert "Redrawn in" in panel.status.value
 
 
-def test_alpha_alone_draws_nothing_new(panel):
+def test_alpha_alone_draws_nothing_new(panel, spies):
     panel.set(m=20, lam=0.8, statistic="asc-hellinger", dre="exact", alpha=0.1)
-    null, alt, draws = panel.frame_["null"], panel.frame_["alternative"], panel.n_draws_
+    null, alt, draws = panel.frame_["null"], panel.frame_["alternative"], len(spies.DeletionTest)
     c_10 = panel.frame_["critical"]
     panel.set(alpha=0.01)
-    assert panel.n_draws_ == draws
+    assert len(spies.DeletionTest) == draws
     assert panel.frame_["null"] is null and panel.frame_["alternative"] is alt
     d = panel.frame_["direction"]
     assert d * panel.frame_["critical"] > d * c_10  # a smaller level asks for more extreme values
     assert panel.frame_["type_one"] <= 0.01
     panel.set(statistic="asc-tlogt")
-    assert panel.n_draws_ == draws + 1  # a new statistic is a new configuration
+    assert len(spies.DeletionTest) == draws + 1  # a new statistic is a new configuration
 
 
-def test_mmd_ignores_the_dre(panel):
+def test_mmd_ignores_the_dre(panel, spies):
     panel.set(statistic="mmd", dre="exact", m=20)
-    draws, fits = panel.n_draws_, panel.n_dre_fits_
+    draws, fits = len(spies.DeletionTest), len(spies.make_dre)
     panel.set(dre="knn-10")
-    assert panel.n_draws_ == draws and panel.n_dre_fits_ == fits
+    assert len(spies.DeletionTest) == draws and len(spies.make_dre) == fits
     assert "not used by MMD" in panel.figure.layout.title.text
 
 
-def test_same_settings_give_the_same_numbers_whatever_came_before(panel, monkeypatch):
+def test_same_settings_give_the_same_numbers_whatever_came_before(panel, spies, monkeypatch):
     import comm
 
     monkeypatch.setattr(comm, "create_comm", comm.DummyComm)
     panel.set(statistic="lr", dre="exact", m=20, lam=0.8)
+    draws = len(spies.DeletionTest)
     fresh = deletion_test_panel(statistic="lr", dre="exact", m=50, lam=0.6, **SMALL)  # another start
     try:
         fresh.set(m=20, lam=0.8)
         np.testing.assert_array_equal(fresh.frame_["null"], panel.frame_["null"])
         np.testing.assert_array_equal(fresh.frame_["alternative"], panel.frame_["alternative"])
         assert fresh.settings == {**DEFAULTS, "statistic": "lr", "dre": "exact", "m": 20, "lam": 0.8}
-        assert fresh.n_draws_ == 2
+        assert len(spies.DeletionTest) == draws + 2
         bundle = fresh._repr_mimebundle_()
         assert bundle["application/vnd.jupyter.widget-view+json"]["model_id"] == fresh.widget.model_id
     finally:

@@ -26,26 +26,33 @@ def _quiet_and_cached(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
 
 
+def run_examples(obj, name, out=None):
+    """Run the examples of ``obj`` (a module or a function) as this file checks them: ``TestResults(failed, attempted)``."""
+    runner = doctest.DocTestRunner(optionflags=FLAGS)
+    for test in doctest.DocTestFinder(exclude_empty=True).find(obj, name):  # globs: a copy of obj's module's
+        runner.run(test, out=out)
+    return runner.summarize(verbose=False)
+
+
 @pytest.mark.parametrize("name", MODULES)
 def test_examples_run(name, capsys):
-    module = importlib.import_module(name)
-    finder = doctest.DocTestFinder(exclude_empty=True)
-    runner = doctest.DocTestRunner(optionflags=FLAGS)
-    for test in finder.find(module, name, globs=vars(module).copy()):
-        runner.run(test)
-    result = runner.summarize(verbose=False)
+    result = run_examples(importlib.import_module(name), name)
     assert result.failed == 0, f"{result.failed} of {result.attempted} examples failed in {name}:\n" + capsys.readouterr().out
 
 
-def test_a_wrong_example_fails():
-    def wrong():
+def test_the_check_above_sees_a_wrong_example():
+    """``run_examples`` with its flags (ELLIPSIS, NORMALIZE_WHITESPACE) can fail: a flag that skipped
+    examples or a runner that lost failures would make every module above pass unseen."""
+
+    def examples():
         """
+        >>> 1 + 1
+        2
+        >>> list(range(30))
+        [0, 1, ..., 29]
         >>> 1 + 1
         3
         """
 
-    runner = doctest.DocTestRunner(optionflags=FLAGS)
-    for test in doctest.DocTestFinder().find(wrong, "wrong", globs={}):
-        runner.run(test, out=lambda s: None)
-    assert runner.summarize(verbose=False).failed == 1
+    assert run_examples(examples, "examples", out=lambda s: None) == (1, 3)
     assert os.environ.get("GENDEL_CACHE_DIR", "").endswith("cache")

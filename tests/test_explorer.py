@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from sklearn.linear_model import LogisticRegression
 
-from conftest import trace_array
+from conftest import ExplorerSpies, trace_array
 from gendel.core import dre as D
 from gendel.synthetic import experiments
 from gendel.synthetic.protocol import Protocol, setup
@@ -56,6 +56,11 @@ def test_state_works_with_ipywidgets_and_plotly_unavailable():
 
 # ------------------------------------------------------------------------------------------
 # the state computes the §5.1 quantities
+
+
+@pytest.fixture
+def spies(monkeypatch):
+    return ExplorerSpies(monkeypatch)
 
 
 @pytest.fixture
@@ -108,17 +113,17 @@ def test_statistics_equal_synthetic_statistics(state):
 # caches
 
 
-def test_moving_the_dre_parameter_reuses_the_data(state):
+def test_moving_the_dre_parameter_reuses_the_data(spies, state):
     X0, deleted0, exact0 = state.setup()
     for sigma_c in (0.05, 0.08, 0.12):
         state.set(sigma_c=sigma_c).maps()
     X1, deleted1, exact1 = state.setup()
     assert X1 is X0 and deleted1 is deleted0 and exact1 is exact0
-    assert (state.n_setups_, state.n_dre_fits_) == (1, 3)
+    assert (spies.setups, spies.dre_fits) == (1, 3)
     state.set(sigma_c=0.05).maps()  # seen before: served from the cache
-    assert state.n_dre_fits_ == 3
+    assert spies.dre_fits == 3
     state.set(lam=0.6).maps()  # new data
-    assert (state.n_setups_, state.n_dre_fits_) == (2, 4)
+    assert (spies.setups, spies.dre_fits) == (2, 4)
 
 
 def test_a_dre_move_reuses_the_samples_of_the_ks_run(state):
@@ -138,11 +143,11 @@ def test_a_dre_move_reuses_the_samples_of_the_ks_run(state):
     assert protocol.proposals.cache_info().misses == first + 1
 
 
-def test_only_the_chosen_families_parameter_matters(state):
+def test_only_the_chosen_families_parameter_matters(spies, state):
     state.set(dre="logreg")
     fitted = state.dre()
     state.set(sigma_c=0.2, k=50)  # neither belongs to logistic regression
-    assert state.dre() is fitted and state.n_dre_fits_ == 1
+    assert state.dre() is fitted and spies.dre_fits == 1
     state.set(dre="knn")
     assert state.dre_key == ("knn", 50)
 

@@ -21,7 +21,7 @@ from gendel.core.dre import ClassifierDRE, ExactKDERatio, KernelClassifierDRE, K
 from gendel.panels.explorer import DEFAULTS, ExplorerPanel, explore, precomputed_ks_figure  # noqa: E402
 from gendel.panels.explorer_state import ERROR_LIMITS  # noqa: E402
 from gendel.panels.explorer_figures import error_range  # noqa: E402
-from conftest import trace_array  # noqa: E402
+from conftest import ExplorerSpies, trace_array  # noqa: E402
 
 R = 25  # repeats in these tests: the smallest choice of the panel, to keep them quick
 #: The maps are sent to the browser rounded to 4 significant digits (_explorer_figures.compact).
@@ -36,7 +36,13 @@ def no_prefetch(monkeypatch):
 
 
 @pytest.fixture
-def panel():
+def spies(monkeypatch):
+    """Counts of what the panels' state computes (set up before any panel is built)."""
+    return ExplorerSpies(monkeypatch)
+
+
+@pytest.fixture
+def panel(spies):
     p = ExplorerPanel(R=R)
     yield p
     p.close()
@@ -65,7 +71,7 @@ def test_import_does_not_build_anything():
     subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
 
 
-def test_panel_is_built_and_drawn(panel):
+def test_panel_is_built_and_drawn(spies, panel):
     import ipywidgets as W
 
     assert isinstance(panel.widget, W.VBox)
@@ -77,7 +83,7 @@ def test_panel_is_built_and_drawn(panel):
         assert z(panel.maps_figure, i).shape == (n, n)
     assert panel.last_ks_ is not None
     assert "ready" in panel.status.value
-    assert panel.n_setups_ == 1 and panel.n_dre_fits_ == 1 and panel.n_ks_runs_ == 1
+    assert spies.setups == 1 and spies.dre_fits == 1 and spies.ks_runs == 1
     assert panel._repr_mimebundle_()["application/vnd.jupyter.widget-view+json"]["model_id"] == panel.widget.model_id
 
 
@@ -230,35 +236,35 @@ def test_hyper_parameter_controls_follow_the_dre(panel):
 # caching: moving sigma_C does not redraw the data
 
 
-def test_moving_sigma_c_reuses_data_and_exact_ratio(panel):
+def test_moving_sigma_c_reuses_data_and_exact_ratio(spies, panel):
     X0, deleted0, exact0 = panel.setup()
     exact_map = z(panel.maps_figure, 0)
     for sigma_c in (0.05, 0.08, 0.12):
         panel.set(sigma_c=sigma_c)
     X1, deleted1, exact1 = panel.setup()
     assert X1 is X0 and deleted1 is deleted0 and exact1 is exact0
-    assert panel.n_setups_ == 1
-    assert panel.n_dre_fits_ == 4
+    assert spies.setups == 1
+    assert spies.dre_fits == 4
     np.testing.assert_array_equal(z(panel.maps_figure, 0), exact_map)
     # Going back to a setting already seen is served from the caches.
     panel.set(sigma_c=0.05)
-    assert panel.n_dre_fits_ == 4 and panel.n_ks_runs_ == 4
+    assert spies.dre_fits == 4 and spies.ks_runs == 4
 
 
-def test_changing_lambda_redraws_the_data(panel):
+def test_changing_lambda_redraws_the_data(spies, panel):
     panel.set(lam=0.6)
-    assert panel.n_setups_ == 2
+    assert spies.setups == 2
     X, deleted, _ = panel.setup()
     X_direct, deleted_direct, _ = direct_setup(panel)
     np.testing.assert_array_equal(X, X_direct)
     np.testing.assert_array_equal(deleted, deleted_direct)
 
 
-def test_display_only_controls_do_not_recompute(panel):
-    counts = (panel.n_setups_, panel.n_dre_fits_, panel.n_ks_runs_)
+def test_display_only_controls_do_not_recompute(spies, panel):
+    counts = spies.counts()
     panel.set(statistic="asc-hellinger")
     panel.set(map_mode="difference")
-    assert (panel.n_setups_, panel.n_dre_fits_, panel.n_ks_runs_) == counts
+    assert spies.counts() == counts
 
 
 # ------------------------------------------------------------------------------------------
@@ -308,17 +314,17 @@ def test_repeats_control_sets_r(panel):
     assert np.asarray(panel.stats_figure.data[index].y).sum() == 50
 
 
-def test_live_ks_off_keeps_the_old_statistics_and_says_so(panel):
+def test_live_ks_off_keeps_the_old_statistics_and_says_so(spies, panel):
     panel.set(live_ks=False)
-    runs, bars = panel.n_ks_runs_, ks_bars(panel)
+    runs, bars = spies.ks_runs, ks_bars(panel)
     panel.set(sigma_c=0.2)
-    assert panel.n_ks_runs_ == runs
+    assert spies.ks_runs == runs
     np.testing.assert_array_equal(ks_bars(panel), bars)
     assert "not updated" in panel.status.value
     panel.set(statistic="asc-log")  # redrawn from the old statistics, and titled with their setting
     assert "σ<sub>C</sub> = 0.100" in panel.stats_figure.layout.title.text
     panel.set(live_ks=True)
-    assert panel.n_ks_runs_ == runs + 1
+    assert spies.ks_runs == runs + 1
     assert "ready" in panel.status.value
 
 
@@ -475,25 +481,25 @@ def _wait_for(condition, seconds=120.0):
         time.sleep(0.05)
 
 
-def test_a_shown_panel_computes_the_next_sigma_c_steps_ahead(monkeypatch):
+def test_a_shown_panel_computes_the_next_sigma_c_steps_ahead(spies, monkeypatch):
     monkeypatch.setattr(ExplorerPanel, "prefetch", True)
     monkeypatch.delenv("GENDEL_BOOK_BUILD", raising=False)
     p = ExplorerPanel(N=60, m=20, resolution=20, R=R)
     try:
-        assert p._prefetcher is None and p.n_ks_runs_ == 1  # built, not shown: nothing ahead
+        assert p._prefetcher is None and spies.ks_runs == 1  # built, not shown: nothing ahead
         p._repr_mimebundle_()                                # shown in a notebook
         _wait_for(lambda: len(p._ahead) == 2)
-        assert p.n_ks_runs_ == 3 and p.n_dre_fits_ == 3      # sigma_C = 0.1 and its two neighbours
+        assert spies.ks_runs == 3 and spies.dre_fits == 3      # sigma_C = 0.1 and its two neighbours
         p.controls["sigma_c"].value = 0.1 + 0.005             # a key press (the browser sends 0.10500000000000001)
         assert p.state.settings["sigma_c"] == 0.105               # one cache key for both
         assert "computed ahead" in p.status.value
         s = p.settings
-        direct = experiments.synthetic_statistics(Protocol(s["dataset"], lam=s["lam"], N=60, m=20, R=R, sigma_a=s["sigma_a"], seed=s["seed"]), KernelClassifierDRE(bandwidth=0.105))
+        direct = spies.direct_statistics(Protocol(s["dataset"], lam=s["lam"], N=60, m=20, R=R, sigma_a=s["sigma_a"], seed=s["seed"]), KernelClassifierDRE(bandwidth=0.105))
         for trace, stat in zip(p.ks_figure.data, RATIO_STATISTICS):
             np.testing.assert_allclose(trace.y, [direct.ks[q, stat] for q in QUESTIONS], atol=1e-12)
         # the move started the next step ahead: 0.11 (0.1 is cached)
         _wait_for(lambda: len(p._ahead) == 3)
-        assert p.n_ks_runs_ == 4
+        assert spies.ks_runs == 4
         p.controls["sigma_c"].value = 0.1                     # back: computed before, not ahead
         assert "from the cache" in p.status.value
     finally:
@@ -501,7 +507,7 @@ def test_a_shown_panel_computes_the_next_sigma_c_steps_ahead(monkeypatch):
 
 
 @pytest.fixture
-def ahead_panel(monkeypatch):
+def ahead_panel(spies, monkeypatch):
     """A small panel with computing ahead on (the module's autouse fixture turns it off)."""
     monkeypatch.setattr(ExplorerPanel, "prefetch", True)
     p = ExplorerPanel(N=60, m=20, resolution=20, R=R)
@@ -509,22 +515,22 @@ def ahead_panel(monkeypatch):
     p.close()
 
 
-def test_set_and_the_book_build_do_not_compute_ahead(ahead_panel, monkeypatch):
+def test_set_and_the_book_build_do_not_compute_ahead(spies, ahead_panel, monkeypatch):
     p = ahead_panel
     monkeypatch.setenv("GENDEL_BOOK_BUILD", "1")
     p._repr_mimebundle_()
     p.controls["sigma_c"].value = 0.12
     monkeypatch.delenv("GENDEL_BOOK_BUILD")
     p.set(sigma_c=0.13)
-    assert p._prefetcher is None and p.n_ks_runs_ == 3
+    assert p._prefetcher is None and spies.ks_runs == 3
 
 
-def test_computing_ahead_stops_when_the_controls_move(ahead_panel):
+def test_computing_ahead_stops_when_the_controls_move(spies, ahead_panel):
     p = ahead_panel
     p._run_ahead(p._generation - 1, p._steps_ahead())    # steps of an earlier redraw
-    assert p.n_ks_runs_ == 1 and not p._ahead
+    assert spies.ks_runs == 1 and not p._ahead
     p._run_ahead(p._generation, p._steps_ahead())
-    assert p.n_ks_runs_ == 3 and len(p._ahead) == 2
+    assert spies.ks_runs == 3 and len(p._ahead) == 2
 
 
 def test_the_lru_computes_a_key_once_when_two_threads_ask():

@@ -109,9 +109,6 @@ class DeletionTestPanel(Panel):
         The numbers on show: ``null``, ``alternative`` (statistics), ``critical``,
         ``direction``, ``statistic``, ``m``, ``alpha``, ``power`` (share of the alternative
         beyond the critical value) and ``type_one``.
-    n_setups_, n_dre_fits_, n_draws_ : int
-        How often the panel drew a data set, fitted a DRE, and simulated the statistics of a
-        configuration (the caches keep these below the number of redraws).
     last_redraw_s_ : float
         Seconds the last redraw took.
     last_valid_settings_ : dict
@@ -132,7 +129,6 @@ class DeletionTestPanel(Panel):
         values = dict(DEFAULTS)
         values.update(self._validate(settings))
         self._setups, self._dres, self._tests = _LRU(4), _LRU(8), _LRU(64)
-        self.n_setups_ = self.n_dre_fits_ = self.n_draws_ = 0
         self.last_redraw_s_ = 0.0
         self._build_controls(values)
         self.figure = go.FigureWidget()
@@ -214,11 +210,7 @@ class DeletionTestPanel(Panel):
     def _setup(self, key):
         protocol = Protocol(key[0], lam=key[1], N=N, sigma_a=SIGMA_A, seed=self.seed)  # the cache key
 
-        def compute():
-            self.n_setups_ += 1
-            return setup(protocol)
-
-        return self._setups.get_or_compute(protocol, compute)
+        return self._setups.get_or_compute(protocol, lambda: setup(protocol))
 
     def _dre(self, key):
         dataset, lam, dre = key
@@ -227,7 +219,6 @@ class DeletionTestPanel(Panel):
             X, deleted, exact = self._setup((dataset, lam))
             if dre == "exact":
                 return exact
-            self.n_dre_fits_ += 1
             return make_dre(*_DRE_SPECS[dre]).fit(X, deleted)
 
         return self._dres.get_or_compute(key, compute)
@@ -250,7 +241,6 @@ class DeletionTestPanel(Panel):
             null = test.null_distribution(m)
             # the alternative's statistics do not depend on alpha: any valid level will do
             power = test.power(exact.retrained_, m, alpha=max(ALPHAS), n_rep=self.n_rep, rng=rng_alt)
-            self.n_draws_ += 1
             return {"test": test, "null": null, "alternative": power.statistics}
 
         return self._tests.get_or_compute(key, compute)

@@ -92,9 +92,6 @@ class ExplorerPanel(ComputesAhead, Panel):
     grid : tuple (xs, ys, points)
         The grid of the maps; ``points`` has shape (resolution**2, 2) and row ``iy * resolution +
         ix`` is ``(xs[ix], ys[iy])``, so a map's ``z[iy, ix]`` is its value on that row.
-    n_setups_, n_dre_fits_, n_ks_runs_ : int
-        How many times the panel drew the data and fitted the exact ratio, fitted a DRE and
-        ran the KS computation (the caches make these smaller than the number of updates).
     last_ks_ : SyntheticStatistics or None
         The statistics behind the KS figures (None until computed).
     map_error_ : float
@@ -127,9 +124,6 @@ class ExplorerPanel(ComputesAhead, Panel):
     N = property(lambda self: self.state.N, doc="Training set size.")
     m = property(lambda self: self.state.m, doc="Samples per set of the deletion test.")
     resolution = property(lambda self: self.state.resolution, doc="Grid points per axis of the maps.")
-    n_setups_ = property(lambda self: self.state.n_setups_)
-    n_dre_fits_ = property(lambda self: self.state.n_dre_fits_)
-    n_ks_runs_ = property(lambda self: self.state.n_ks_runs_)
 
     def setup(self):
         """``(X, deleted, exact)`` of the current setting (see :func:`gendel.synthetic.protocol.setup`)."""

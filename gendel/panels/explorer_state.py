@@ -209,21 +209,16 @@ class ExplorerState:
     **settings
         Initial settings, see :data:`DEFAULTS` (validated by :func:`validate_settings`).
 
-    Attributes
-    ----------
-    n_setups_, n_dre_fits_, n_ks_runs_ : int
-        How many times the state drew the data and fitted the exact ratio, fitted a DRE and ran
-        the KS computation (the caches keep these below the number of requests).
-
     Examples
     --------
     >>> state = ExplorerState(N=40, m=20, resolution=10, R=25, dre="knn", k=3)
     >>> state.maps().estimate.shape
     (10, 10)
+    >>> X, deleted, exact = state.setup()
     >>> state.set(k=5).dre()
     KNNClassifierDRE(k=5)
-    >>> state.n_setups_, state.n_dre_fits_       # the data were drawn once
-    (1, 2)
+    >>> state.setup()[0] is X                    # a new k refits the DRE; the data are not drawn again
+    True
     """
 
     def __init__(self, *, N=400, m=400, resolution=150, **settings):
@@ -233,7 +228,6 @@ class ExplorerState:
         self._settings = {**DEFAULTS, **validate_settings(settings)}
         self._setups, self._dres, self._ks = _LRU(8), _LRU(16), _LRU(32)
         self._grids = {}
-        self.n_setups_ = self.n_dre_fits_ = self.n_ks_runs_ = 0
 
     @property
     def settings(self):
@@ -298,7 +292,6 @@ class ExplorerState:
         def compute():
             X, deleted, exact = setup(key)
             _, _, points = self._grid(key.dataset)
-            self.n_setups_ += 1
             return {
                 "data": (X, deleted, exact),
                 "log_ratio": exact.log_ratio(points),  # log rho_hat on the grid
@@ -312,7 +305,6 @@ class ExplorerState:
             X, deleted, _ = self._setup(setup_key)["data"]
             dre = make_dre(*dre_key).fit(X, deleted)
             _, _, points = self._grid(setup_key.dataset)
-            self.n_dre_fits_ += 1
             return {"dre": dre, "log_ratio": dre.log_ratio(points)}
 
         return self._dres.get_or_compute((setup_key, dre_key), compute)
@@ -351,9 +343,7 @@ class ExplorerState:
     def _statistics(self, key):
         def compute():
             protocol, dre_key = key
-            result = experiments.synthetic_statistics(protocol, make_dre(*dre_key))
-            self.n_ks_runs_ += 1
-            return result
+            return experiments.synthetic_statistics(protocol, make_dre(*dre_key))
 
         return self._ks.get_or_compute(key, compute)
 
