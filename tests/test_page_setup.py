@@ -283,3 +283,34 @@ def B_install():
     from gendel.book import install
 
     return install
+
+
+def _hosted_config(tmp_path, baseurl, url="https://github.com/someone/gendel"):
+    path = tmp_path / "_config.yml"
+    path.write_text(f"title: t\nhtml:\n  baseurl: \"{baseurl}\"\nrepository:\n  url: \"{url}\"\n  branch: main\n")
+    return path
+
+
+def test_install_cell_installs_the_wheel_published_with_the_book(run_cell, tmp_path):
+    """With the book's address set, the wheel that the build publishes there wins over the repository."""
+    from gendel.book.wheel import version
+
+    cell = B_install().render_cell(_hosted_config(tmp_path, "https://example.org/course/gendel/"))
+    assert len(cell.splitlines()) <= 10, "the install cell is no longer short"
+    run_cell(cell, missing=True)
+    (args, _), = run_cell.calls
+    assert args[-1] == (f"gendel[book] @ https://example.org/course/gendel/wheel/gendel-{version(ROOT)}"
+                        "-py3-none-any.whl")
+
+
+def test_install_cell_prefers_gendel_pip_spec_over_the_wheel(run_cell, tmp_path, monkeypatch):
+    cell = B_install().render_cell(_hosted_config(tmp_path, "https://example.org/gendel"))
+    monkeypatch.setenv("GENDEL_PIP_SPEC", "/clone/gendel[book]")
+    run_cell(cell, missing=True)
+    (args, _), = run_cell.calls
+    assert args[-1] == "/clone/gendel[book]"
+
+
+def test_a_book_address_that_is_no_address_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="html.baseurl"):
+        B_install().render_cell(_hosted_config(tmp_path, "example.org/gendel"))
