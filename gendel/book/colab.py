@@ -294,7 +294,15 @@ def write_pairs(selected=None, root=ROOT):
 
 
 def main(argv=None):
-    """``python -m gendel.book.colab [page.md ...] [--check]``: write (or check) the pages' notebooks."""
+    """``python -m gendel.book.colab [page.md ...] [--check]``: write (or check) the pages' notebooks.
+
+    Examples
+    --------
+    From the repository root::
+
+        python -m gendel.book.colab             # every page's .ipynb, made again where its page changed
+        python -m gendel.book.colab --check     # exit status 1 and the pages whose .ipynb is out of date
+    """
     parser = argparse.ArgumentParser(prog="python -m gendel.book.colab",
                                      description="Make each page's .ipynb for Colab and Jupyter from its .md.")
     parser.add_argument("pages", nargs="*", type=Path, help="pages to convert (default: every page with code)")

@@ -234,10 +234,12 @@ def main(argv=None):
     args = parser.parse_args(argv)
     cell = render_cell(args.root / "_config.yml")
     changed = [p for p in pages(args.root) if rewrite_page(p, cell)]
-    from gendel.book.colab import write_pairs
+    print(f"{len(changed)} page(s) rewritten")
+    if changed:  # their notebooks, made again from them (gendel.book.colab builds on this module)
+        import subprocess
 
-    paired = write_pairs(changed, args.root) if changed else []
-    print(f"{len(changed)} page(s) rewritten, {len(paired)} .ipynb pair(s) updated")
+        subprocess.run([sys.executable, "-m", "gendel.book.colab", "--root", str(args.root), *map(str, changed)],
+                       check=True)
     return 0
 
 
