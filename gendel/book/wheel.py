@@ -2,7 +2,7 @@
 
 A page opened without gendel (Colab, a notebook downloaded from the book) installs it in its first
 cell (:mod:`gendel.book.install`). So that a teacher who puts the built book on any static web host
-needs nothing else, ``make book`` (the ``wheel`` extension in ``book/_ext/wheel.py``) builds gendel's
+needs nothing else, ``make book`` (the extension ``book/_ext/publish_wheel.py``) builds gendel's
 wheel and writes it into the HTML folder::
 
     _build/html/wheel/gendel-<version>-py3-none-any.whl   # what the pages' install cell installs
