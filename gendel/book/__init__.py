@@ -17,7 +17,7 @@ It is the one place that knows where the page runs:
 
 Live (JupyterLab or Colab) it records every value a page glues into its text (``myst_nb.glue``):
 after Run All, ``page.glued`` holds each quoted value by name. A page's ``.ipynb`` (made from the page
-by :mod:`gendel.book.colab`) writes each paragraph that quotes computed numbers as a hidden cell
+by ``gendel.book.colab``) writes each paragraph that quotes computed numbers as a hidden cell
 ``page.show(...)``, which displays the paragraph with the numbers filled in (:meth:`PageSetup.show`).
 
 It also registers the ``%%build_only`` cell magic. A cell that starts with ``%%build_only`` runs in
