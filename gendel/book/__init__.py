@@ -145,8 +145,22 @@ def setup_page():
     page = PageSetup(where, renderer, colab_widgets, _register_magic())
     if not book:
         _record_glue(page.glued)
+        _plain_markdown_outputs()
         _show_live_note(where)
     return page
+
+
+def _plain_markdown_outputs():
+    """Show the Markdown that cells display (tables of claims, for example) with MyST roles as their
+    words (:func:`plain_roles`): Colab and JupyterLab do not resolve the book's cross-references."""
+    try:
+        from IPython import get_ipython
+        from IPython.display import Markdown
+    except ImportError:
+        return
+    shell = get_ipython()
+    if shell is not None:
+        shell.display_formatter.formatters["text/markdown"].for_type(Markdown, lambda md: plain_roles(md.data))
 
 
 _GLUED = {"values": {}}  # where myst_nb.glue records: the dict of the last page set up
