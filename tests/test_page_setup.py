@@ -195,7 +195,7 @@ def test_paired_notebooks_carry_no_outputs(page):
         pytest.skip(f"{pair.name} is not paired")
     nb = json.loads(pair.read_text())
     stored = [i for i, c in enumerate(nb["cells"]) if c["cell_type"] == "code" and c.get("outputs")]
-    assert not stored, f"{pair.name}: cells {stored} store outputs; regenerate it with jupytext --update --to ipynb"
+    assert not stored, f"{pair.name}: cells {stored} store outputs; make it again with python -m gendel.book.colab"
 
 
 # --- the install step of the first cell (gendel.book.install) ----------------------------------
