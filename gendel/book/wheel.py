@@ -97,12 +97,8 @@ def build_wheel(outdir, root=ROOT):
         source = _sources(root, Path(tmp))
         dist = Path(tmp) / "dist"
         command = [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", str(dist), str(source)]
-        try:
-            import setuptools  # noqa: F401  (then build with it, offline)
-
+        if _setuptools_major() >= 68:  # pyproject.toml's build requirement: build with it, offline
             command.insert(4, "--no-build-isolation")
-        except ImportError:
-            pass
         done = subprocess.run(command, capture_output=True, text=True)
         if done.returncode or not (dist / name).is_file():
             raise RuntimeError(f"pip could not build {name} from {root}: {(done.stderr or done.stdout)[-2000:]}")
@@ -117,6 +113,16 @@ def build_wheel(outdir, root=ROOT):
         f' or <code>pip install --find-links &lt;this folder&gt; "gendel[book]"</code>.</p>\n'
         f'<a href="{name}">{name}</a>\n</body></html>\n')
     return folder / name
+
+
+def _setuptools_major():
+    """The major version of the setuptools installed here (0 when there is none)."""
+    try:
+        from importlib.metadata import version as installed
+
+        return int(installed("setuptools").split(".")[0])
+    except (ImportError, LookupError, ValueError):
+        return 0
 
 
 def check_wheel(path, root=ROOT):
