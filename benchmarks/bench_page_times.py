@@ -110,7 +110,7 @@ def cell_seconds(cell):
 def run_page(page, cache_dir, timeout):
     path = ROOT / f"{page}.ipynb"
     if not path.exists():
-        raise FileNotFoundError(f"{path} is missing: pair it with `.venv/bin/jupytext --to ipynb {page}.md`")
+        raise FileNotFoundError(f"{path} is missing: make it with `.venv/bin/python -m gendel.book.colab {page}.md`")
     nb = nbformat.read(path, as_version=4)
     code = [c for c in nb.cells if c.cell_type == "code"]
     # A last cell reports the kernel's CPU time (all its threads, and children it waited for): on a

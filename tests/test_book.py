@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import ast
 import functools
-import shlex
 from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
 
-from conftest import PAGES, ROOT, page_source
+from conftest import PAGES, REPO, ROOT, page_source
 
 bs4 = pytest.importorskip("bs4")
 jupytext = pytest.importorskip("jupytext")
@@ -204,7 +203,7 @@ def test_plotly_js_is_served_once_from_static(book_html, page):
 
 
 # ------------------------------------------------------------------------------------------
-# Colab pairing: each page with code has a .ipynb next to it with the same cells.
+# Colab pairing: each page with code has a .ipynb next to it, made from it by gendel.book.colab.
 
 
 def paired_pages():
@@ -216,30 +215,18 @@ def paired_pages():
     return pages
 
 
-def pairing_command(sources):
-    paths = " ".join(shlex.quote(str(p.relative_to(ROOT))) for p in sources)
-    return f".venv/bin/jupytext --update --to ipynb {paths}"
-
-
-def cell_signature(nb):
-    return [(cell.cell_type, cell.source, sorted(cell.metadata.get("tags", []))) for cell in nb.cells]
-
-
 def test_colab_notebooks_match_their_pages():
+    from gendel.book import colab
+    from gendel.book.lab_notebook import book_labels
+
     sources = paired_pages()
     assert sources, "no page with code cells found in the toc"
-    stale = []
-    for md in sources:
-        ipynb = md.with_suffix(".ipynb")
-        if not ipynb.exists():
-            stale.append((md, "missing"))
-            continue
-        if cell_signature(jupytext.read(ipynb)) != cell_signature(jupytext.read(md)):
-            stale.append((md, "out of date"))
+    labels = book_labels(REPO)
+    stale = [md for md in sources if not md.with_suffix(".ipynb").exists()
+             or md.with_suffix(".ipynb").read_text() != colab.colab_text(md, root=REPO, labels=labels)]
     assert not stale, (
-        "Colab notebooks (.ipynb next to each page) are missing or differ from their MyST pages:\n  "
-        + "\n  ".join(f"{md.relative_to(ROOT)}: {why}" for md, why in stale)
-        + f"\nRegenerate them from the repository root with:\n  {pairing_command([md for md, _ in stale])}"
-        + f"\n(all pages: {pairing_command(sources)})"
+        "Colab notebooks (.ipynb next to each page) are missing or differ from what their MyST pages give:\n  "
+        + "\n  ".join(str(md.relative_to(ROOT)) for md in stale)
+        + "\nRegenerate them from the repository root with:\n  .venv/bin/python -m gendel.book.colab"
     )
 

@@ -93,6 +93,6 @@ def test_page_runs_as_in_colab(name, colab_kernel_env):
     assert bool(figures) == has_figures, f"{name}: {len(figures)} plotly figures through the colab renderer"
     assert all("cdn.plot.ly" in f for f in figures), f"{name}: a figure does not load plotly.js as Colab needs"
     notes = [d["text/markdown"] for d in data if "Running this page live" in d.get("text/markdown", "")]
-    assert len(notes) == 1 and "Colab does not render MyST" in notes[0]
+    assert len(notes) == 1 and "In Colab, a hidden cell" in notes[0]
     widgets = [d for d in data if "application/vnd.jupyter.widget-view+json" in d]
     assert bool(widgets) == has_panel, f"{name}: expected {'a' if has_panel else 'no'} widget panel"

@@ -113,14 +113,14 @@ def test_plain_markdown_converts_roles_directives_and_macros(tmp_path):
     config.write_text("repository:\n  url: ''\nsphinx:\n  config:\n    mathjax3_config:\n      tex:\n"
                       "        macros:\n          rhohat: '\\hat{\\rho}'\n")
     plain = lab_notebook.plain_markdown(text, page, config=config)
-    assert plain.startswith("See *The other page* and *the page*, Able et al. (2020), 1, (1).")
+    assert plain.startswith("See *The other page* and *the page*, Able et al. (2020), Exercise 1, (1).")
     assert "$$\n\\hat{\\rho} = 1\n\\tag{1}\n$$" in plain
     assert "**Note**\n\n> Mind *The other page*." in plain and "**Exercise 1**\n\n> Do it." in plain
     config.write_text("repository:\n  url: https://github.com/o/gendel\n  branch: main\n")
     linked = lab_notebook.plain_markdown("{doc}`../other`", page, config=config)
     assert linked == "[The other page](https://o.github.io/gendel/book/other.html)"
     with pytest.raises(ValueError, match="no plain-Markdown form"):
-        lab_notebook.plain_markdown("```{figure} x.png\n```", page, config=config)
+        lab_notebook.plain_markdown("```{tableofcontents}\n```", page, config=config)
 
 
 def test_student_notebook_starts_with_the_install_cell():

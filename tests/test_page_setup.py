@@ -195,7 +195,7 @@ def test_paired_notebooks_carry_no_outputs(page):
         pytest.skip(f"{pair.name} is not paired")
     nb = json.loads(pair.read_text())
     stored = [i for i, c in enumerate(nb["cells"]) if c["cell_type"] == "code" and c.get("outputs")]
-    assert not stored, f"{pair.name}: cells {stored} store outputs; regenerate it with jupytext --update --to ipynb"
+    assert not stored, f"{pair.name}: cells {stored} store outputs; make it again with python -m gendel.book.colab"
 
 
 # --- the install step of the first cell (gendel.book.install) ----------------------------------
@@ -283,3 +283,69 @@ def B_install():
     from gendel.book import install
 
     return install
+
+
+def _hosted_config(tmp_path, baseurl, url="https://github.com/someone/gendel"):
+    path = tmp_path / "_config.yml"
+    path.write_text(f"title: t\nhtml:\n  baseurl: \"{baseurl}\"\nrepository:\n  url: \"{url}\"\n  branch: main\n")
+    return path
+
+
+def test_install_cell_installs_the_wheel_published_with_the_book(run_cell, tmp_path):
+    """With the book's address set, the wheel that the build publishes there wins over the repository."""
+    from gendel.book.wheel import version
+
+    cell = B_install().render_cell(_hosted_config(tmp_path, "https://example.org/course/gendel/"))
+    assert len(cell.splitlines()) <= 10, "the install cell is no longer short"
+    run_cell(cell, missing=True)
+    (args, _), = run_cell.calls
+    assert args[-1] == (f"gendel[book] @ https://example.org/course/gendel/wheel/gendel-{version(ROOT)}"
+                        "-py3-none-any.whl")
+
+
+def test_install_cell_prefers_gendel_pip_spec_over_the_wheel(run_cell, tmp_path, monkeypatch):
+    cell = B_install().render_cell(_hosted_config(tmp_path, "https://example.org/gendel"))
+    monkeypatch.setenv("GENDEL_PIP_SPEC", "/clone/gendel[book]")
+    run_cell(cell, missing=True)
+    (args, _), = run_cell.calls
+    assert args[-1] == "/clone/gendel[book]"
+
+
+def test_a_book_address_that_is_no_address_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="html.baseurl"):
+        B_install().render_cell(_hosted_config(tmp_path, "example.org/gendel"))
+
+
+def test_a_paragraph_shown_before_its_number_is_filled_in_when_it_is_glued(monkeypatch, shell, plotly_state):
+    """page.show displays a paragraph where the page has it; a value glued further down fills it in."""
+    monkeypatch.delenv("GENDEL_BOOK_BUILD", raising=False)
+    monkeypatch.setenv("GENDEL_COLAB", "0")
+    shown, updates = [], []
+
+    class Handle:
+        def update(self, obj):
+            updates.append(obj.data)
+
+    def display(*objs, display_id=None, **kw):
+        shown.extend(o.data for o in objs)
+        return Handle() if display_id else None
+
+    monkeypatch.setattr("IPython.display.display", display)
+    shell.run_cell("from gendel.book import setup_page\npage = setup_page()\nfrom myst_nb import glue").raise_error()
+    shell.run_cell("glue('n', 12, display=False)").raise_error()
+    shell.run_cell('page.show("In {{n}} sets, a median {{share:.0%}}.")').raise_error()
+    assert shown[-1] == "In 12 sets, a median …." and updates == []
+    shell.run_cell("glue('share', 0.404, display=False)").raise_error()
+    assert updates == ["In 12 sets, a median 40%."]
+    shell.run_cell("glue('share', 0.5, display=False)").raise_error()
+    assert len(updates) == 1, "a paragraph already complete was updated again"
+
+
+def test_displayed_markdown_shows_roles_as_words_live(monkeypatch, shell, plotly_state):
+    monkeypatch.delenv("GENDEL_BOOK_BUILD", raising=False)
+    monkeypatch.setenv("GENDEL_COLAB", "0")
+    shell.run_cell("from gendel.book import setup_page\npage = setup_page()").raise_error()
+    from IPython.display import Markdown
+
+    data, _ = shell.display_formatter.format(Markdown("| {ref}`Q1: claims <q1-claims>` | {doc}`theory/index` |"))
+    assert data["text/markdown"] == "| Q1: claims | theory/index |"

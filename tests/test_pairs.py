@@ -1,54 +1,48 @@
-"""Every page's ``.ipynb`` pair (the file Colab opens and the download button offers) holds the
-same cells as its ``.md`` source, the file the book is built from.
+"""Every page's ``.ipynb`` pair (the file Colab opens and the download button offers) is what
+``python -m gendel.book.colab`` makes of its ``.md`` source today.
 
-A page edited without ``jupytext --update --to ipynb`` (README, "Keeping the .ipynb pairs in sync")
-builds fine and fails in Colab; this test catches it in seconds, without running a page.
+A page edited without regenerating its notebook builds fine and reads (or fails) differently in
+Colab; this test catches it in seconds, without running a page.
 """
 
 from __future__ import annotations
 
-import jupytext
-import nbformat
 import pytest
 
 from conftest import REPO
+from gendel.book import colab
+from gendel.book.install import pages
+from gendel.book.lab_notebook import book_labels
 
-PAIRS = sorted(p for p in (REPO / "book").rglob("*.md") if p.with_suffix(".ipynb").exists())
-
-
-def cells(nb):
-    return [(c.cell_type, c.source.strip()) for c in nb.cells]
-
-
-def out_of_sync(md):
-    """The first differing cell of ``md`` and its pair, or None when they agree."""
-    want = cells(jupytext.read(md))
-    have = cells(nbformat.read(md.with_suffix(".ipynb"), as_version=4))
-    for i, (w, h) in enumerate(zip(want, have)):
-        if w != h:
-            return f"cell {i}: the .md has {w[1][:60]!r}, the .ipynb {h[1][:60]!r}"
-    if len(want) != len(have):
-        return f"the .md has {len(want)} cells, the .ipynb {len(have)}"
-    return None
+PAGES = pages(REPO)
+LABELS = book_labels(REPO)
 
 
-def test_every_page_with_a_pair_is_found():
-    assert len(PAIRS) >= 20, [p.name for p in PAIRS]
+def test_every_page_with_code_has_a_pair():
+    assert len(PAGES) >= 20, [p.name for p in PAGES]
+    missing = [str(p.relative_to(REPO)) for p in PAGES if not p.with_suffix(".ipynb").is_file()]
+    assert not missing, f"pages without a notebook: {missing}; run `.venv/bin/python -m gendel.book.colab`"
 
 
-@pytest.mark.parametrize("md", PAIRS, ids=lambda p: str(p.relative_to(REPO)))
-def test_the_ipynb_pair_has_the_pages_cells(md):
-    diff = out_of_sync(md)
-    assert diff is None, (f"{md.relative_to(REPO)} and its .ipynb differ ({diff}): run "
-                          f"`.venv/bin/jupytext --update --to ipynb {md.relative_to(REPO)}`")
+@pytest.mark.parametrize("md", PAGES, ids=lambda p: str(p.relative_to(REPO)))
+def test_the_ipynb_pair_is_what_the_page_gives(md):
+    pair = md.with_suffix(".ipynb")
+    assert pair.read_text() == colab.colab_text(md, root=REPO, labels=LABELS), (
+        f"{pair.relative_to(REPO)} is not what {md.relative_to(REPO)} gives today: run "
+        f"`.venv/bin/python -m gendel.book.colab {md.relative_to(REPO)}`")
 
 
 def test_an_edited_page_is_caught(tmp_path):
-    md = tmp_path / "page.md"
+    from gendel.book.install import render_cell
+
+    (tmp_path / "book").mkdir()
+    (tmp_path / "_config.yml").write_text("repository:\n  url: ''\n  branch: main\n")
+    md = tmp_path / "book" / "page.md"
     md.write_text("---\njupytext:\n  text_representation: {extension: .md, format_name: myst}\n"
                   "kernelspec: {name: python3, display_name: Python 3, language: python}\n---\n\n"
-                  "# A page\n\n```{code-cell} ipython3\nx = 1\n```\n")
-    jupytext.write(jupytext.read(md), md.with_suffix(".ipynb"))
-    assert out_of_sync(md) is None
+                  "# A page\n\n```{code-cell} ipython3\n:tags: [remove-cell]\n"
+                  f"{render_cell(tmp_path / '_config.yml')}\n```\n\n```{{code-cell}} ipython3\nx = 1\n```\n")
+    assert colab.write_pairs(root=tmp_path) == [md.resolve()]
+    assert colab.stale_pairs(tmp_path) == []
     md.write_text(md.read_text().replace("x = 1", "x = 2"))
-    assert "x = 2" in out_of_sync(md)
+    assert colab.stale_pairs(tmp_path) == [md.resolve()]

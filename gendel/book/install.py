@@ -1,15 +1,20 @@
 """The first cell of every page: install gendel where it is missing, then set the page up.
 
-A page's ``.ipynb`` opened in Colab runs in a kernel without gendel. Its first cell therefore
-installs gendel first, and does nothing where gendel is already importable (a clone, Binder, the
-book build), so it costs nothing there and prints nothing. What it installs:
+A page's ``.ipynb`` opened in Colab (or downloaded from the book into a Jupyter without gendel)
+runs in a kernel without gendel. Its first cell, short and visible, therefore installs gendel
+first, and does nothing where gendel is already importable (a clone after ``make lab``, Binder, the
+book build), so it costs nothing there and prints nothing. What it installs, the first that applies:
 
 - ``$GENDEL_PIP_SPEC`` if set: the arguments given to ``pip install`` (shell-quoted, so several may
   be given, e.g. ``"torch>=2.2,<2.14" "/path/to/gendel[book]"``); a test points it at a local
   checkout;
+- the wheel published with the book (:mod:`gendel.book.wheel`), ``gendel[book] @
+  <html.baseurl>/wheel/gendel-<version>-py3-none-any.whl``, where ``_config.yml`` sets the book's
+  address ``html.baseurl``: the package of the very build the reader sees, from any static host,
+  with no public repository needed;
 - else ``gendel[book] @ git+<url>@<branch>`` with the repository's public address and branch from
-  the ``repository:`` block of ``_config.yml`` (the one setting that the launch buttons read too);
-- while that address is unset, nothing: the cell stops with an error that says what to do.
+  the ``repository:`` block of ``_config.yml`` (the setting that the launch buttons read too);
+- while neither is set, nothing: the cell stops with an error that says what to do.
 
 Every page installs the ``book`` extra: every page glues its numbers into the text with
 ``myst_nb.glue`` (myst-nb comes with jupyter-book), the live panels need ipywidgets and anywidget,
@@ -17,7 +22,7 @@ and the GAN pages need torch (preinstalled in Colab, so the ``gan`` extra costs 
 One extra for all pages keeps the first cell identical on every page.
 
 The cell is rendered from ``_config.yml`` by :func:`render_cell`; ``python -m gendel.book.install``
-writes it into every page (``book/**/*.md``) and their ``.ipynb`` pairs, and
+writes it into every page (``book/**/*.md``) and their ``.ipynb`` pairs (:mod:`gendel.book.colab`), and
 ``tests/test_page_setup.py`` checks that every page starts with it.
 """
 import re
@@ -33,20 +38,17 @@ SETUP = ("from gendel.book import setup_page\n\n"
          "page = setup_page()  # plotly and widgets for where this page runs: book build, JupyterLab or Colab")
 
 _HEAD = '''\
-# Colab: install gendel first (pip install $GENDEL_PIP_SPEC if set); elsewhere it is installed already.
+# Install gendel where it is missing (Colab): $GENDEL_PIP_SPEC if set, else {source}.
 import importlib.util, os, shlex, subprocess, sys
 if importlib.util.find_spec("gendel") is None:
     _pip = shlex.split(os.environ.get("GENDEL_PIP_SPEC", ""))'''
 
-_FROM_REPOSITORY = '''
-    _pip = _pip or [{requirement!r}]'''
+_FROM_ADDRESS = ''' or [{requirement!r}]'''
 
 _NO_REPOSITORY = '''
     if not _pip:
-        raise ModuleNotFoundError(
-            "gendel is not installed, and the book names no public repository to install it from. Either run "
-            "%env GENDEL_PIP_SPEC=/path/to/gendel[book] (a clone or copy of gendel) in a cell above and run this "
-            "cell again, or run pip install -e '.[book]' in a clone of gendel and restart the kernel.")'''
+        raise ModuleNotFoundError("gendel is missing and the book names no address to install it from: run %env "
+                                  "GENDEL_PIP_SPEC=/path/to/gendel[book] above, or pip install -e '.[book]' in a clone")'''
 
 _TAIL = '''
     subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", *_pip], check=True)
@@ -82,6 +84,32 @@ def read_repository(config=CONFIG):
     return url, branch
 
 
+def read_baseurl(config=CONFIG):
+    """The book's address, ``html.baseurl`` of ``_config.yml`` (``""`` while it is unset).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from gendel.book.install import read_baseurl
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "_config.yml"
+    >>> _ = path.write_text("html:\\n  baseurl: https://example.org/gendel/\\n")
+    >>> read_baseurl(path)
+    'https://example.org/gendel'
+    """
+    import yaml
+
+    config = Path(config)
+    if not config.is_file():
+        raise FileNotFoundError(f"{config} not found: the install cell is rendered from the book's _config.yml "
+                                "in a clone of gendel (pass its path)")
+    html = (yaml.safe_load(config.read_text()) or {}).get("html") or {}
+    base = str(html.get("baseurl") or "").strip().rstrip("/")
+    if base and not re.match(r"(https?|file)://", base):
+        raise ValueError(f"{config}: html.baseurl is {base!r}; set it to the address the built book is served "
+                         "from (https://...), or leave it empty")
+    return base
+
+
 def requirement(url, branch, extras=EXTRAS):
     """The pip requirement that installs gendel from its repository.
 
@@ -94,8 +122,23 @@ def requirement(url, branch, extras=EXTRAS):
     return f"gendel[{extras}] @ git+{url}@{branch}"
 
 
+def wheel_requirement(baseurl, root=ROOT, extras=EXTRAS):
+    """The pip requirement that installs the wheel published with the book at ``baseurl``.
+
+    Examples
+    --------
+    >>> from gendel.book.install import wheel_requirement
+    >>> wheel_requirement("https://example.org/gendel")  # doctest: +ELLIPSIS
+    'gendel[book] @ https://example.org/gendel/wheel/gendel-...-py3-none-any.whl'
+    """
+    from gendel.book.wheel import version, wheel_url
+
+    return f"gendel[{extras}] @ {wheel_url(baseurl, version(root))}"
+
+
 def render_cell(config=CONFIG):
-    """The source of every page's first code cell, from the ``repository:`` block of ``config``.
+    """The source of every page's first code cell, from ``html.baseurl`` and the ``repository:``
+    block of ``config`` (see the module docstring for what it installs).
 
     Examples
     --------
@@ -103,9 +146,17 @@ def render_cell(config=CONFIG):
     >>> print(render_cell().splitlines()[-1])
     page = setup_page()  # plotly and widgets for where this page runs: book build, JupyterLab or Colab
     """
-    url, branch = read_repository(config)
-    middle = _FROM_REPOSITORY.format(requirement=requirement(url, branch)) if url else _NO_REPOSITORY
-    return _HEAD + middle + _TAIL + SETUP
+    config = Path(config)
+    baseurl, (url, branch) = read_baseurl(config), read_repository(config)
+    if baseurl:
+        source, middle = "the wheel published with the book", _FROM_ADDRESS.format(
+            requirement=wheel_requirement(baseurl, config.parent if (config.parent / "pyproject.toml").is_file()
+                                          else ROOT))
+    elif url:
+        source, middle = "gendel from its repository", _FROM_ADDRESS.format(requirement=requirement(url, branch))
+    else:
+        source, middle = "an error that says how", _NO_REPOSITORY
+    return _HEAD.format(source=source) + middle + _TAIL + SETUP
 
 
 FIRST_CELL = re.compile(r"(```\{code-cell\} ipython3\n:tags: \[remove-cell\]\n)(.*?)(\n```\n)", re.S)
@@ -183,12 +234,12 @@ def main(argv=None):
     args = parser.parse_args(argv)
     cell = render_cell(args.root / "_config.yml")
     changed = [p for p in pages(args.root) if rewrite_page(p, cell)]
-    paired = [p for p in changed if p.with_suffix(".ipynb").exists()]
-    if paired:
-        from jupytext.cli import jupytext
+    print(f"{len(changed)} page(s) rewritten")
+    if changed:  # their notebooks, made again from them (gendel.book.colab builds on this module)
+        import subprocess
 
-        jupytext(["--quiet", "--update", "--to", "ipynb", *map(str, paired)])
-    print(f"{len(changed)} page(s) rewritten, {len(paired)} .ipynb pair(s) updated")
+        subprocess.run([sys.executable, "-m", "gendel.book.colab", "--root", str(args.root), *map(str, changed)],
+                       check=True)
     return 0
 
 

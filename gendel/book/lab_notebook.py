@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import textwrap
 from pathlib import Path
 
 #: The page and the notebook, relative to the repository root.
@@ -72,8 +73,8 @@ def stub(source):
 
 _ROLE = re.compile(r"\{(?P<role>[a-z]+(?::[a-z]+)?)\}`(?P<body>[^`]*)`")
 _EXPLICIT = re.compile(r"^(?P<text>.*?)\s*<(?P<target>[^<>]+)>$", re.S)
-_FENCE = re.compile(r"^(?P<fence>`{3,}|:{3,})\{(?P<name>[\w:-]+)\}[ \t]*(?P<arg>[^\n]*)\n(?P<body>.*?)^(?P=fence)[ \t]*$",
-                    re.S | re.M)
+_FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|:{3,})\{(?P<name>[\w:-]+)\}[ \t]*(?P<arg>[^\n]*)\n"
+                    r"(?P<body>.*?)^(?P=indent)(?P=fence)[ \t]*$", re.S | re.M)
 _OPTION = re.compile(r"^:(?P<key>[\w-]+):[ \t]*(?P<value>.*)$")
 _LABELLED_MATH = re.compile(r"\$\$(?P<math>.*?)\$\$[ \t]*\((?P<label>[\w-]+)\)", re.S)
 _TARGET = re.compile(r"^\([\w-]+\)=[ \t]*\n", re.M)
@@ -100,63 +101,202 @@ def _citation(key, bibfile):
     return f"{who} ({entry.fields['year']})"
 
 
+_SECTION_TARGET = re.compile(r"^\((?P<label>[\w-]+)\)=[ \t]*\n(?:[ \t]*\n)*(?P<hashes>#+)[ \t]+(?P<title>[^\n]+)", re.M)
+_LABELLED = re.compile(r"^(?P<fence>`{3,}|:{3,})\{(?P<name>[\w:-]+)\}[ \t]*(?P<arg>[^\n]*)\n"
+                       r"(?P<options>(?::[\w-]+:[^\n]*\n)*)", re.M)
+_PROOF_KINDS = {"prf:theorem": "Theorem", "prf:definition": "Definition", "prf:proposition": "Proposition",
+                "prf:lemma": "Lemma", "prf:corollary": "Corollary", "prf:algorithm": "Algorithm",
+                "prf:remark": "Remark", "prf:example": "Example", "prf:conjecture": "Conjecture",
+                "prf:axiom": "Axiom", "prf:criterion": "Criterion", "prf:assumption": "Assumption",
+                "prf:observation": "Observation", "prf:property": "Property", "prf:proof": "Proof"}
+
+
+def _plain_title(text):
+    """A heading or title as plain words: no emphasis marks, code ticks or roles."""
+    def words(match):
+        explicit = _EXPLICIT.match(match["body"])
+        return explicit["text"] if explicit else match["body"]
+
+    return re.sub(r"[*`]", "", _ROLE.sub(words, text)).strip()
+
+
+def page_labels(page, text=None):
+    """The MyST labels that a page defines, as ``{label: (words, anchor)}``: a section's target
+    ``(label)=`` (its heading), an exercise (``Exercise n``), a theorem-like block of sphinx-proof
+    (``Theorem (its title)``), a figure (``Figure n``) and a labelled equation (``(n)``), numbered
+    in the order of the page.
+
+    Examples
+    --------
+    >>> from gendel.book.lab_notebook import page_labels
+    >>> page_labels("p.md", "(sec-a)=\\n## Fitting\\n\\n$$\\nx\\n$$ (eq-x)\\n")
+    {'sec-a': ('Fitting', 'sec-a'), 'eq-x': ('(1)', 'equation-eq-x')}
+    """
+    text = Path(page).read_text() if text is None else text
+    labels = {m["label"]: (_plain_title(m["title"]), m["label"]) for m in _SECTION_TARGET.finditer(text)}
+    counts = {}
+    for m in _LABELLED.finditer(text):
+        options = dict(_OPTION.match(line).group("key", "value") for line in m["options"].splitlines())
+        name, arg = m["name"], m["arg"].strip()
+        label = (options.get("label") or options.get("name") or "").strip()
+        if name == "exercise":
+            kind = "Exercise"
+        elif name == "figure":
+            kind = "Figure"
+        elif name in _PROOF_KINDS:
+            kind = _PROOF_KINDS[name]
+        else:
+            continue
+        counts[kind] = counts.get(kind, 0) + 1
+        if not label:
+            continue
+        words = f"{kind} {counts[kind]}" if kind in ("Exercise", "Figure") else kind + (f" ({arg})" if arg else "")
+        labels[label] = (words, label)
+    for n, m in enumerate(_LABELLED_MATH.finditer(text), 1):
+        labels[m["label"]] = (f"({n})", f"equation-{m['label']}")
+    return labels
+
+
+def book_labels(root):
+    """The labels of every page of the book under ``root`` (a clone: ``root/book/**/*.md``), as
+    ``{label: (page, words, anchor)}`` (see :func:`page_labels`).
+
+    Examples
+    --------
+    >>> from gendel.book.install import ROOT
+    >>> from gendel.book.lab_notebook import book_labels
+    >>> page, words, anchor = book_labels(ROOT)["alg-rejection-sampling"]
+    >>> page.name, words.split(" (")[0], anchor
+    ('framework.md', 'Algorithm', 'alg-rejection-sampling')
+    """
+    found = {}
+    for page in sorted((Path(root) / "book").rglob("*.md")):
+        if {"_vendor", ".ipynb_checkpoints", "_build"} & set(page.parts):
+            continue
+        for label, (words, anchor) in page_labels(page).items():
+            found[label] = (page.resolve(), words, anchor)
+    return found
+
+
+def read_book_address(config):
+    """Where the book is published, from ``_config.yml``: its ``html.baseurl`` where set, else the
+    GitHub Pages address of its ``repository.url`` (:func:`book_address`), else ``""``.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from gendel.book.lab_notebook import read_book_address
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "_config.yml"
+    >>> _ = path.write_text("html:\\n  baseurl: https://example.org/gendel/\\n")
+    >>> read_book_address(path)
+    'https://example.org/gendel'
+    """
+    import yaml
+
+    from gendel.book.install import read_repository
+
+    config = Path(config)
+    if not config.is_file():
+        return ""
+    base = str(((yaml.safe_load(config.read_text()) or {}).get("html") or {}).get("baseurl") or "").strip()
+    return base.rstrip("/") if base else book_address(read_repository(config)[0])
+
+
 class _Context:
     """What :func:`plain_markdown` resolves references against: the page, its exercises and
-    equations, the book's address (or none) and the macros of the book's MathJax configuration."""
+    equations, the book's address (or none), the labels of the other pages, and the macros of the
+    book's MathJax configuration. With ``glue`` set, the book's ``{glue:text}`` and ``{glue:md}``
+    roles become ``{{name:format}}`` placeholders for :meth:`gendel.book.PageSetup.show`."""
 
-    def __init__(self, page, book_url="", macros=None, bibfile=None, exercises=(), equations=()):
+    def __init__(self, page, book_url="", macros=None, bibfile=None, exercises=(), equations=(), root=None,
+                 labels=None, glue=False):
         self.page, self.book_url, self.macros = Path(page), book_url.rstrip("/"), dict(macros or {})
-        self.bibfile = Path(bibfile) if bibfile else self.page.parent.parent / "references.bib"
+        self.root = Path(root) if root else _clone_root(self.page)
+        self.bibfile = Path(bibfile) if bibfile else self.root / "book" / "references.bib"
         self.exercises = {label: n for n, label in enumerate(exercises, 1)}
         self.equations = {label: n for n, label in enumerate(equations, 1)}
+        self.labels, self.glue = dict(labels or {}), glue
 
     @classmethod
-    def of(cls, page, markdown, config=None):
+    def of(cls, page, markdown, config=None, *, root=None, labels=None, glue=False):
         """The context of ``page`` (``markdown``: the text of all its markdown cells), with the book's
         address and macros read from ``config`` (``_config.yml`` next to the book's folder)."""
         import yaml
 
-        from gendel.book.install import ROOT, read_repository
+        from gendel.book.install import ROOT
 
         page = Path(page)
         if not page.is_absolute() and not page.exists():      # a page of this repository, from elsewhere
             page = ROOT / page
-        config = Path(config) if config else page.resolve().parents[2] / "_config.yml"
-        url, macros = "", {}
+        root = Path(root) if root else _clone_root(page)
+        config = Path(config) if config else root / "_config.yml"
+        macros = {}
         if config.is_file():
-            url, _ = read_repository(config)
             sphinx = (yaml.safe_load(config.read_text()) or {}).get("sphinx", {}).get("config", {})
             macros = ((sphinx.get("mathjax3_config") or {}).get("tex") or {}).get("macros") or {}
         exercises = re.findall(r"\{exercise\}[^\n]*\n(?::[\w-]+:[^\n]*\n)*?:label:[ \t]*([\w-]+)", markdown)
-        return cls(page, book_address(url), macros, exercises=exercises,
-                   equations=[m.group("label") for m in _LABELLED_MATH.finditer(markdown)])
+        return cls(page, read_book_address(config), macros, exercises=exercises,
+                   equations=[m.group("label") for m in _LABELLED_MATH.finditer(markdown)], root=root,
+                   labels=labels, glue=glue)
 
-    def link(self, text, target):
+    def url(self, target, anchor=""):
+        """The address of the rendered page ``target`` (a path relative to this page, or absolute)."""
+        path = (self.page.parent / target).resolve().with_suffix("").relative_to(self.root.resolve())
+        return f"{self.book_url}/{path.as_posix()}.html" + (f"#{anchor}" if anchor else "")
+
+    def link(self, text, target, anchor=""):
         """``text``, linked to the rendered page ``target`` (relative to this page) when the book has an address."""
         if not self.book_url:
             return f"*{text}*"
-        path = (self.page.parent / target).resolve().relative_to(self.page.resolve().parents[2])
-        return f"[{text}]({self.book_url}/{path.as_posix()}.html)"
+        return f"[{text}]({self.url(target, anchor)})"
+
+    def labelled(self, role, label, text, before):
+        """A reference to ``label`` of this page or another: its words (or ``text``), a link where
+        it is on another page and the book has an address."""
+        if label in self.exercises and (role != "prf:ref"):
+            number = str(self.exercises[label])
+            if text:
+                return text
+            return number if re.search(r"exercise\s*$", before, re.I) else f"Exercise {number}"
+        if role == "eq" and label in self.equations:
+            return f"({self.equations[label]})"
+        if label not in self.labels:
+            raise ValueError(f"{self.page}: {{{role}}}`{label}` names no label of the book; fix the label, or "
+                             "teach gendel.book.lab_notebook.page_labels where it is defined")
+        page, words, anchor = self.labels[label]
+        if role == "eq":
+            text = None
+        if page == self.page.resolve():
+            return text or words
+        return self.link(text or words, page, anchor)
 
     def role(self, match):
         role, body = match.group("role"), match.group("body")
         explicit = _EXPLICIT.match(body)
         text, target = (explicit.group("text"), explicit.group("target")) if explicit else (None, body)
         if role == "doc":
-            return self.link(text or _page_title((self.page.parent / f"{target}.md")), target)
+            return self.link(text or _page_title((self.page.parent / f"{target}.md")), f"{target}.md")
         if role in ("cite", "cite:p", "cite:t"):
             return "; ".join(_citation(key.strip(), self.bibfile) for key in target.split(","))
-        if role in ("ref", "numref", "prf:ref") and target in self.exercises:
-            return text or f"{self.exercises[target]}"
-        if role == "eq" and target in self.equations:
-            return f"({self.equations[target]})"
+        if role in ("ref", "numref", "prf:ref", "eq"):
+            return self.labelled(role, target, text, match.string[:match.start()])
         if role in ("math", "sub", "sup"):
             return {"math": f"${body}$", "sub": f"<sub>{body}</sub>", "sup": f"<sup>{body}</sup>"}[role]
+        if role == "download":
+            return f"`{text or Path(target).name}`"
+        if self.glue and role in ("glue", "glue:text", "glue:md"):
+            name, _, spec = body.partition(":")
+            return "{{" + name.strip() + (f":{spec}" if spec and role != "glue:md" else "") + "}}"
         raise ValueError(f"{self.page}: the role {{{role}}}`{body}` has no plain-Markdown form for the student "
                          "notebook; write it as text, or teach gendel.book.lab_notebook.plain_markdown this role")
 
     def directive(self, match):
-        name, arg, body = match.group("name"), match.group("arg").strip(), match.group("body")
+        """A directive as plain Markdown, indented as it was (a directive may sit in a list item)."""
+        indent = match.group("indent")
+        text = self._directive(match.group("name"), match.group("arg").strip(), textwrap.dedent(match.group("body")))
+        return "\n".join(indent + line if line.strip() else line for line in text.split("\n"))
+
+    def _directive(self, name, arg, body):
         options, lines = {}, body.splitlines()
         while lines and _OPTION.match(lines[0]):
             option = _OPTION.match(lines.pop(0))
@@ -169,12 +309,49 @@ class _Context:
             title = arg or "Note"
         elif name in _TITLED:
             title, lines = _TITLED[name], ([arg] if arg else []) + lines
+        elif name in _PROOF_KINDS:
+            title = _PROOF_KINDS[name] + (f" ({self.convert(arg)})" if arg else "")
+        elif name == "dropdown":
+            title = self.convert(arg) if arg else "Details"
+        elif name == "solution-start":
+            number = self.exercises.get(arg)
+            return f"**Solution to exercise {number}**" if number else "**Solution**"
+        elif name == "solution-end":
+            return ""
+        elif name == "math":
+            label = options.get("label")
+            tag = f"\n\\tag{{{self.equations[label]}}}" if label in self.equations else ""
+            return "$$\n" + "\n".join(lines).strip("\n") + tag + "\n$$"
+        elif name == "figure":
+            return self.figure(arg, options, "\n".join(lines).strip("\n"))
+        elif name == "bibliography":
+            return self.bibliography()
         else:
             raise ValueError(f"{self.page}: the directive {{{name}}} has no plain-Markdown form for the student "
                              "notebook; write it as text, or teach gendel.book.lab_notebook.plain_markdown it")
         inner = self.convert("\n".join(lines).strip("\n"))
         quoted = "\n".join(f"> {line}".rstrip() for line in inner.splitlines())
         return f"**{title}**\n\n{quoted}"
+
+    def figure(self, source, options, caption):
+        """An image with its caption; the image from the published book where it has an address
+        (Sphinx copies a page's images to ``_images/``), else the page's own relative path."""
+        label = options.get("name") or options.get("label")
+        words = self.labels.get(label, (None, "Figure"))[1] if label else "Figure"
+        src = f"{self.book_url}/_images/{Path(source).name}" if self.book_url else source
+        alt = options.get("alt", "").replace("]", ")").replace("[", "(")
+        return f"![{alt}]({src})\n\n**{words}.** {self.convert(caption)}".rstrip()
+
+    def bibliography(self):
+        """The entries of the book's ``references.bib``, one line each."""
+        from pybtex.database import parse_file
+
+        entries = parse_file(str(self.bibfile)).entries
+        lines = []
+        for key in sorted(entries, key=lambda k: _citation(k, self.bibfile)):
+            title = entries[key].fields.get("title", "").replace("{", "").replace("}", "")
+            lines.append(f"- {_citation(key, self.bibfile)}. {title}.")
+        return "**References**\n\n" + "\n".join(lines)
 
     def math(self, match):
         return f"$${match.group('math').rstrip()}\n\\tag{{{self.equations[match.group('label')]}}}\n$$"
@@ -192,6 +369,14 @@ class _Context:
             body = definition[0] if isinstance(definition, list) else definition
             text = re.sub(rf"\\{name}(?![A-Za-z])", lambda _: body, text)
         return text
+
+
+def _clone_root(page):
+    """The folder that holds the ``book`` folder above ``page`` (the root of a clone)."""
+    for parent in Path(page).resolve().parents:
+        if parent.name == "book":
+            return parent.parent
+    return Path(page).resolve().parents[1]
 
 
 def book_address(url):
@@ -357,5 +542,5 @@ if __name__ == "__main__":
     _main()
 
 
-__all__ = ["PAGE", "STUDENT", "SOLUTION_TAG", "SOLUTIONS_ONLY", "book_address", "plain_markdown", "student_notebook", "student_text", "stub",
+__all__ = ["PAGE", "STUDENT", "SOLUTION_TAG", "SOLUTIONS_ONLY", "book_address", "book_labels", "page_labels", "plain_markdown", "read_book_address", "student_notebook", "student_text", "stub",
            "write_student_notebook"]
