@@ -284,6 +284,9 @@ class _Context:
             return {"math": f"${body}$", "sub": f"<sub>{body}</sub>", "sup": f"<sup>{body}</sup>"}[role]
         if role == "download":
             return f"`{text or Path(target).name}`"
+        if role.removeprefix("py:") in ("mod", "func", "class", "meth", "attr", "data", "obj"):
+            name = text or target.lstrip("~")  # a name of the API: as code, as the book shows it
+            return f"`{name.rsplit('.', 1)[-1] if target.startswith('~') and not text else name}`"
         if self.glue and role in ("glue", "glue:text", "glue:md"):
             name, _, spec = body.partition(":")
             return "{{" + name.strip() + (f":{spec}" if spec and role != "glue:md" else "") + "}}"
