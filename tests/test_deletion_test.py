@@ -26,6 +26,7 @@ import pytest
 from scipy import stats as sps
 
 import gendel.deletion_test.decision as deletion_test
+from gendel.deletion_test import calibration
 from gendel.deletion_test.decision import STATISTICS, DeletionTest, monte_carlo_p_values
 from gendel.core.dre import KernelClassifierDRE
 from gendel.synthetic.protocol import Protocol, setup
@@ -484,13 +485,13 @@ def test_type_one_band_holds_the_rates_of_tests_sharing_a_null():
     null = rng.random((trials, n_null))
     observed = rng.random((trials, n_rep))
     rates = np.array([np.mean(monte_carlo_p_values(o, n) <= ALPHA) for o, n in zip(observed, null)])
-    low, high = deletion_test.type_one_band(n_rep, n_null, ALPHA)
+    low, high = calibration.type_one_band(n_rep, n_null, ALPHA)
     inside = np.mean((rates >= low) & (rates <= high))
     assert 0.985 <= inside <= 1.0, inside
     assert abs(rates.mean() - math.floor(ALPHA * (n_null + 1)) / (n_null + 1)) < 0.002
     binomial = sps.binom(n_rep, ALPHA)
     assert low < binomial.ppf(0.005) / n_rep and high > binomial.isf(0.005) / n_rep
-    wide = deletion_test.type_one_band(n_rep, 10**7, ALPHA)
+    wide = calibration.type_one_band(n_rep, 10**7, ALPHA)
     assert wide == pytest.approx((binomial.ppf(0.005) / n_rep, binomial.isf(0.005) / n_rep), abs=1 / n_rep)
 
 
@@ -733,6 +734,6 @@ def test_the_exact_level_is_not_what_the_null_gives_against_itself(mog8, n_null)
     k = math.floor(ALPHA * (n_null + 1) + 1e-9)
     self_rate = float(np.mean(test.p_values(test.null_distribution(20), 20) <= ALPHA))
     assert self_rate == (k - 1) / n_null
-    level = deletion_test.exact_level(n_null, ALPHA)
+    level = calibration.exact_level(n_null, ALPHA)
     assert level == k / (n_null + 1) <= ALPHA and level != self_rate
     assert level == pytest.approx(sps.betabinom(1000, k, n_null + 1 - k).mean() / 1000)

@@ -707,7 +707,7 @@ def test_write_result_replaces_a_result_whole(made, tmp_path):
 
 JOB_CASES = {
     "a job name instead of a job": (lambda tmp: run_job("mnist-even-0.7-seed0", tmp), TypeError,
-                                    r"job must be a Job \(e\.g\. gendel\.gan\.find_job\('quick'"),
+                                    r"job must be a Job \(e\.g\. gendel\.gan\.profiles\.find_job\('quick'"),
     "a job of another data set": (lambda tmp: run_job(Job("tiny", "cifar10", "even", 0.7, 0), tmp), ValueError,
                                   r"not a job of §5\.2"),
     "an unknown device": (lambda tmp: run_job(jobs("tiny")[0], tmp, device="tpu"), ValueError, r"^device must be"),
