@@ -528,7 +528,7 @@ def claim_close_to_retrained(summaries, model="approx"):
     An equivalence test on the deleted mass, per deletion set: d = δ(ρ̂_ℰ·p̂) − δ(p̂′) per seed (same
     seed), margin M = :func:`training_sd_mass` of the data set (how far one training's δ falls from
     the next). The case passes ("close") when two one-sided t tests over the seeds put the mean of d
-    inside (−M, M), and fails ("not close", the opposite shown) when a one-sided t test puts |mean d|
+    inside (−M, M), and fails ("not close", the opposite shown) when a one-sided t test puts the absolute mean of d
     above M; otherwise it is within noise. The re-trained model is judged by the same rule against
     another re-training (p̂′ of the next seed), the pre-trained model (doing nothing) against p̂′ of
     its seed (``details["rows"]``). Without a margin (no control, one seed) the case is left out.
