@@ -1,19 +1,19 @@
 """The claims of §5.2 and Appendix E (the GAN half), checked on GAN results with their noise.
 
 Each ``claim_*`` function reads the summaries of :mod:`gendel.gan.summaries` and returns a
-:class:`~gendel.claims.base.Claim` whose ``details["cases"]`` holds one :class:`Case` per deletion
+``gendel.claims.base.Claim`` whose ``details["cases"]`` holds one :class:`Case` per deletion
 set (or pair of them) it was checked on. The rules, stated before any number:
 
 - **One test per case, over the seeds.** A case's number is a mean over the seeds; its test is a
   one-sided Student t test with n − 1 degrees of freedom (n seeds) at level
-  :data:`~gendel.claims.base.CASE_LEVEL` (5 %), its standard error never smaller than sampling alone
+  ``gendel.claims.base.CASE_LEVEL`` (5 %), its standard error never smaller than sampling alone
   gives; the "± noise" beside a number is the half-width of the 90 % t interval (it excludes a value
   exactly when the one-sided test rejects it). A case "passes" when the claim is shown, "fails" only
   when the opposite is shown beyond noise, and is "within noise" otherwise ("training noise" where the
   comparison is with a second training and the effect is not beyond it).
 - **Chance is counted.** Each case's p-value is adjusted over the cases of its claim by Holm's method
   (``details["holm"]``: the cases still shown). The verdict counts cases: "holds"/"partly" only when the
-  passing cases reach :func:`~gendel.claims.base.binomial_critical` (what chance gives with no effect
+  passing cases reach ``gendel.claims.base.binomial_critical`` (what chance gives with no effect
   at 5 % per case: 3 of 16, 3 of 8, 2 of 4, 2 of 2), "does not hold" when the failing cases reach it.
   Results of one seed (the gpu profile) are "one seed: not judged": their numbers are shown, no verdict.
 - **Controls on both sides.** The claims of Q2 judge the re-trained model (the positive control) and the
@@ -26,7 +26,7 @@ set (or pair of them) it was checked on. The rules, stated before any number:
   :func:`training_sd_mass`, the standard deviation of δ from one training to the next.
 
 Claims scoped to one data set by the paper are checked there only: Appendix E.2's statements on
-MNIST, E.3's on Fashion-MNIST. :func:`claims` refuses results it cannot pool (:class:`CannotPool`).
+MNIST, E.3's on Fashion-MNIST. :func:`claims` refuses results it cannot pool (``CannotPool``).
 """
 
 from __future__ import annotations
@@ -90,7 +90,7 @@ class Case:
 
 def case_verdict(outcomes, seeds=2):
     """The verdict of a claim from the outcomes of its cases (see the module text and
-    :func:`~gendel.claims.base.counted_verdict`): the passing cases must reach the binomial count.
+    ``gendel.claims.base.counted_verdict``): the passing cases must reach the binomial count.
 
     Examples
     --------
@@ -211,7 +211,7 @@ def _row(claim):
 
 
 def check_poolable(results):
-    """Refuse GAN results that one claim cannot pool, with one :class:`CannotPool` naming them:
+    """Refuse GAN results that one claim cannot pool, with one ``CannotPool`` naming them:
     not a list of ``JobResult``, mixed profiles, two results of one job (data set, setting, λ, seed),
     different numbers of labelled samples (``m_labels``) or of deletion-test draws (Q3's m, R), or
     controls in only some results. Returns the results as a list.

@@ -22,7 +22,7 @@ Submodules, by what they do:
 ``ks``           KS curves and panels
 ``ridgelines``   distributions of the statistics, acceptance rates
 ``sliders``      the static-slider encoding (typed arrays, 8-bit colour codes, the slider)
-``settings``     the chapter's settings (N, m, R, sigma_A, seed), labels, :func:`claim_verdict`
+``settings``     the chapter's settings (N, m, R, sigma_A, seed) and the sample sets' colours
 ===============  ===============================================================================
 
 Every figure takes computed results: sweeps of :func:`gendel.synthetic.experiments.sweep`, maps
