@@ -532,17 +532,19 @@ def forest_figure(estimates, *, title, subtitle=""):
                                  text=[labels[len(sets) - 1 - position[(e.dataset, e.setting, e.lam)]] for e in rows],
                                  hovertemplate="%{text}: β %{x:.2f} [%{customdata[1]:.2f}, %{customdata[2]:.2f}], "
                                                "shift of δ %{customdata[0]:+.3f}<extra>" + MODEL_NAMES[m] + "</extra>"))
-    for x, words in ((0.0, "doing nothing"), (1.0, "the data's shift")):
+    for x, words, side in ((0.0, "doing nothing", "right"), (1.0, "the data's shift", "left")):
         fig.add_vline(x=x, line=dict(color="#555555", dash="dot", width=1))
-        fig.add_annotation(x=x, y=len(sets) - 0.4, text=words, showarrow=False, yanchor="bottom", font_size=12)
+        fig.add_annotation(x=x, y=len(sets) - 0.4, text=words, showarrow=False, yanchor="bottom", xanchor=side,
+                           font_size=12)  # each on the outer side of its line: the two never overlap
     for k in range(1, len(sets)):
         if sets[k][0] != sets[k - 1][0]:
             fig.add_hline(y=len(sets) - k - 0.5, line=dict(color="#BBBBBB", width=1))
-    height = 140 + 34 * len(sets)
+    top, bottom = 170, 60  # room for the title, the subtitle and the legend above the plot, apart
+    height = top + bottom + 34 * len(sets)
     fig.update_yaxes(tickvals=list(range(len(sets))), ticktext=labels[::-1], range=[-0.6, len(sets) - 0.1])
     fig.update_xaxes(title_text="β: the share of the data's shift of the deleted mass δ that the model moves",
                      zeroline=False)
-    fig.update_layout(height=height, margin=dict(l=150, r=20, t=120, b=60),
+    fig.update_layout(height=height, margin=dict(l=150, r=20, t=top, b=bottom),
                       title=dict(text=_title(title, subtitle), font_size=15),
-                      legend=dict(orientation="h", yanchor="bottom", y=1 + 30 / (height - 180), x=0))
+                      legend=dict(orientation="h", yanchor="bottom", y=1 + 34 / (height - top - bottom), x=0))
     return readable_figure(fig)
