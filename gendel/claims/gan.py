@@ -783,7 +783,7 @@ def claim_odd_separates_better(ks):
         odd = by[(dataset, "odd", lam)]
         diff, floor = _paired(odd, even)
         cases.append(_difference_case(f"MNIST λ = {lam:g}", diff, floor,
-                                      f"KS even {even.mean:.2f}, odd {odd.mean:.2f}, odd − even {{d}}"))
+                                      f"two-sided KS even {even.mean:.2f}, odd {odd.mean:.2f}, odd − even {{d}}"))
     return _claim("odd_separates_better", "App. E.2", "the separation for odd-λ is better than for even-λ (MNIST)", cases,
                   _ks_seeds(ks))
 
@@ -824,7 +824,7 @@ def claim_lr_better_than_asc(ks):
         fails = any(t[3] < LEVEL for t, _ in tests)
         outcome = "passes" if p < LEVEL else "fails" if fails else "within noise"
         worst = min(tests, key=lambda ts: ts[0][0])[0]
-        text = f"KS(LR) {k_lr.mean:.2f}; " + ", ".join(
+        text = f"two-sided KS(LR) {k_lr.mean:.2f}; " + ", ".join(
             f"LR − {STATISTICS[s].label} {_signed(t[0], 2)}{_pm(t_halfwidth(t[1], t[2]), 2)}" for t, s in tests)
         cases.append(Case(label, worst[0], t_halfwidth(worst[1], worst[2]), None, outcome, text, p))
     return _claim("lr_better_than_asc", "App. E.2", "LR separates slightly better than ASC (MNIST)", cases, _ks_seeds(ks))
@@ -859,7 +859,7 @@ def claim_no_lr_asc_difference(ks, margin=SLIGHT_KS):
         p = max(ps_close)
         outcome = "passes" if p < LEVEL else "fails" if min(ps_far) < LEVEL else "within noise"
         biggest = max(parts, key=lambda t: abs(t[0]))
-        text = f"KS(LR) {k_lr.mean:.2f}; " + ", ".join(
+        text = f"two-sided KS(LR) {k_lr.mean:.2f}; " + ", ".join(
             f"LR − {STATISTICS[s].label} {_signed(m, 2)}{_pm(h, 2)}" for m, h, s in parts) + f" (margin ±{margin:.2f})"
         cases.append(Case(label, biggest[0], biggest[1], margin, outcome, text, p))
     return _claim("no_lr_asc_difference", "App. E.3", "no significant difference between LR and ASC (Fashion-MNIST)",
@@ -925,7 +925,7 @@ def claim_fashion_lambda(ks):
             continue
         diff, floor = _paired(lo, hi)
         case = _difference_case(f"Fashion-MNIST {setting}", diff, floor,
-                                f"KS at λ = 0.6: {lo.mean:.2f}, at λ = 0.9: {hi.mean:.2f}, difference {{d}}")
+                                f"two-sided KS at λ = 0.6: {lo.mean:.2f}, at λ = 0.9: {hi.mean:.2f}, difference {{d}}")
         if case.outcome == "passes" and not lo.mean > ks_critical(lo.R):
             case = dataclasses.replace(case, outcome="within noise")
         cases.append(case)
@@ -954,7 +954,7 @@ def claim_fashion_harder(ks):
             continue
         diff, floor = _paired(m, f)
         cases.append(_difference_case(f"{setting}-{lam:g}", diff, floor,
-                                      f"KS MNIST {m.mean:.2f}, Fashion-MNIST {f.mean:.2f}, difference {{d}}"))
+                                      f"two-sided KS MNIST {m.mean:.2f}, Fashion-MNIST {f.mean:.2f}, difference {{d}}"))
     return _claim("fashion_harder", "App. E.3", "the deletion test is harder on Fashion-MNIST than on MNIST", cases,
                   _ks_seeds(ks))
 
