@@ -228,3 +228,9 @@ class ExplorerSpies:
     def counts(self):
         """``(setups, dre_fits, ks_runs)``."""
         return self.setups, self.dre_fits, self.ks_runs
+
+
+def stdout_of(nb):
+    """What the code cells of an executed notebook printed (its stdout), joined."""
+    return "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
+                   if o.get("name") == "stdout")

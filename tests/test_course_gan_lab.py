@@ -20,7 +20,7 @@ import jupytext
 import numpy as np
 import pytest
 
-from conftest import BOOK_ENV, REPO
+from conftest import BOOK_ENV, REPO, stdout_of
 from gendel.book import lab_notebook
 
 PAGE = REPO / "book/course/gan_lab.md"
@@ -41,11 +41,6 @@ def _execute(nb):
     from nbclient import NotebookClient
 
     NotebookClient(nb, timeout=1200, kernel_name="python3", resources={"metadata": {"path": str(PAGE.parent)}}).execute()
-
-
-def _stdout(nb):
-    return "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
-                   if o.get("name") == "stdout")
 
 
 # --- the student notebook -----------------------------------------------------------------------
@@ -91,7 +86,7 @@ def test_student_notebook_trains_and_stops_at_the_first_step():
 def test_solutions_page_runs_and_every_check_passes():
     nb = jupytext.read(PAGE)
     _execute(nb)
-    out = _stdout(nb)
+    out = stdout_of(nb)
     for n in range(1, 7):
         assert f"✓ step {n}:" in out, f"step {n}'s check did not pass:\n{out}"
 

@@ -16,7 +16,7 @@ import jupytext
 import numpy as np
 import pytest
 
-from conftest import REPO
+from conftest import REPO, stdout_of
 from gendel.core import dre, models
 from gendel.book import lab_notebook
 from gendel.book.lab_checks import LabChecks
@@ -39,11 +39,6 @@ def _execute(nb, cwd):
     finally:
         for k, v in old.items():
             os.environ.pop(k) if v is None else os.environ.__setitem__(k, v)
-
-
-def _stdout(nb):
-    return "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
-                   if o.get("name") == "stdout")
 
 
 # --- the student notebook -----------------------------------------------------------------------
@@ -159,7 +154,7 @@ def test_a_missing_page_says_where_to_run():
 def test_solutions_page_runs_and_every_check_passes():
     nb = jupytext.read(PAGE)
     _execute(nb, PAGE.parent)
-    out = _stdout(nb)
+    out = stdout_of(nb)
     for n in range(1, 7):
         assert f"✓ step {n}:" in out, f"step {n}'s check did not pass:\n{out}"
 
