@@ -68,7 +68,7 @@ def seal(folder, *, made_at, repository=None, command=None, progress=print):
     --------
     >>> seal("gendel/gan/results/quick", made_at="d3b2ce1")     # needs git and a checkout # doctest: +SKIP
     """
-    from gendel.gan.results import _read_arrays, _read_record, write_record
+    from gendel.gan.results import DamagedResult, JobResult, _read_arrays, _read_record, write_record
     from gendel.gan.run import code_fingerprint
     from gendel.gan.schema import checksum_problem, validate
 
@@ -108,8 +108,6 @@ def seal(folder, *, made_at, repository=None, command=None, progress=print):
     created = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     sealed = []
     for path, record, arrays in pending:
-        from gendel.gan.results import DamagedResult, JobResult
-
         result = JobResult.from_dict(record, arrays, where=str(path))
         try:
             validate(record if result.version != 1 else result.to_dict())
