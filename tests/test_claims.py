@@ -393,7 +393,7 @@ def test_fast_deletion_no_better_than_doing_nothing_is_within_noise():
     assert claim_fast(costs).verdict == "holds"                     # re-training never reaches 0.20
     judged = claim_fast(costs, summaries)
     assert judged.details["cases"][0].outcome == "within noise"
-    assert DOING_NOTHING in judged.details["cases"][0].text
+    assert judged.details["cases"][0].override == DOING_NOTHING
 
 
 def test_fast_deletion_better_than_doing_nothing_keeps_its_outcome():
@@ -401,7 +401,45 @@ def test_fast_deletion_better_than_doing_nothing_keeps_its_outcome():
 
     costs, summaries = _fast_inputs(pre_tv=0.30, fast_tv=0.20)
     case = claim_fast(costs, summaries).details["cases"][0]
-    assert case.outcome == "passes" and DOING_NOTHING not in case.text
+    assert case.outcome == "passes" and case.override == "" and DOING_NOTHING not in case.text
+
+
+def test_fast_keeps_each_cases_speed_p_and_holm_is_monotone_with_doing_nothing_beside_it():
+    """Deletion sets whose speed-ups differ, half of them no better than doing nothing: each case's p is
+    its own speed test's (a one-sided t test on the log speed-ups, computed here with scipy), Holm's
+    adjusted p-values are the step-down maxima of the raw ones (computed here by sorting), and
+    doing nothing shows as an override beside the p, never as a change of it."""
+    from scipy.stats import t
+
+    from gendel.claims.gan import CASE_HEADER, DOING_NOTHING, TIMING_SCATTER, case_rows, claim_fast
+    from gendel.gan.summaries import Cost, LabelSummary
+
+    kept = np.full(10, 0.1)
+    costs, summaries, expected_p = [], [], {}
+    for i, lam in enumerate((0.6, 0.7, 0.8, 0.9)):
+        pre_tv = 0.30 if i % 2 else 0.20                # odd i: doing nothing is worse than fast deletion (0.20)
+        pre = kept + pre_tv * np.array([1, -1] * 5) / 5
+        d = {k: np.array([pre] * 3) for k in ("pre", "re", "approx")}
+        summaries.append(LabelSummary("mnist", "even", lam, (0, 1, 2), 5000, d, kept, kept))
+        seconds = [1.5 + 0.4 * i, 1.3 + 0.5 * i, 1.9 + 0.3 * i]     # re-training reaches TV 0.20 after these
+        for seed, reach in enumerate(seconds):
+            curve = np.array([[reach / 2, 0.25], [reach, 0.20], [2 * reach, 0.15]])
+            costs.append(Cost("mnist", "even", lam, seed, "cpu", 5000, curve, np.array([[0.5, 0.22], [1.0, 0.20]]),
+                              0.0))
+        logs = np.log(np.array(seconds) / 1.0)
+        se = max(logs.std(ddof=1), TIMING_SCATTER) / np.sqrt(3)
+        expected_p[f"MNIST even-{lam:g}"] = t.sf(logs.mean() / se, 2)
+    cases = claim_fast(costs, summaries).details["cases"]
+    assert {c.label: c.p for c in cases} == pytest.approx(expected_p)
+    raw = np.array([c.p for c in cases])
+    order = np.argsort(raw)
+    stepdown = np.maximum.accumulate(np.minimum(1, raw[order] * (len(raw) - np.arange(len(raw)))))
+    assert np.allclose([cases[j].p_holm for j in order], stepdown)
+    for i, c in enumerate(cases):
+        assert (c.override == DOING_NOTHING) == (i % 2 == 0)
+        assert c.outcome == ("within noise" if i % 2 == 0 else "passes") and c.p < 0.05
+    column = CASE_HEADER.index("overridden by")
+    assert [row[column] for row in case_rows(claim_fast(costs, summaries))] == [DOING_NOTHING, "–"] * 2
 
 
 # --------------------------------------------------------------------------------------------
@@ -521,6 +559,21 @@ def test_one_seed_results_are_not_judged_and_print_no_nan():
         assert c.verdict in (ONE_SEED, "not tested"), (c.key, c.verdict)
         text = " ".join(" ".join(row) for row in case_rows(c)) + c.numbers
         assert "nan" not in text.lower(), (c.key, text)
+
+
+def test_a_case_of_one_seed_reads_not_judged_like_its_claim():
+    """No t test with df = 0: every case of a one-seed claim (the gpu profile, or one seed of the quick
+    profile) has the claim's words "one seed: not judged", never "within noise"."""
+    from gendel.claims.base import ONE_SEED
+    from gendel.claims.gan import claims as gan_claims
+    from gendel.gan.results import stored_results
+
+    for results in (stored_results("gpu"), [r for r in _quick() if r.seed == 0]):
+        judged = [c for c in gan_claims(results) if c.details["cases"]]
+        assert judged
+        for c in judged:
+            assert c.verdict == ONE_SEED
+            assert {k.outcome for k in c.details["cases"]} == {ONE_SEED}, (c.key, [k.outcome for k in c.details["cases"]])
 
 
 def test_claims_refuse_results_they_cannot_pool():

@@ -37,7 +37,7 @@ from collections import Counter, defaultdict
 import numpy as np
 from scipy import stats as _st
 
-from gendel.claims.base import (CASE_LEVEL, NOT_DISTINGUISHABLE, NOT_RESOLVED, CannotPool, Claim,
+from gendel.claims.base import (CASE_LEVEL, NOT_DISTINGUISHABLE, NOT_RESOLVED, ONE_SEED, CannotPool, Claim,
                                 binomial_critical, counted_verdict, detectable_shift, holm, ks_critical, seeds_needed,
                                 t_halfwidth, t_test)
 from gendel.deletion_test.stats import STATISTICS
@@ -52,10 +52,12 @@ SLIGHT_KS = 0.1
 #: The least scatter of the log of one seed's speed-up (10 %: timings of one machine vary that much).
 TIMING_SCATTER = 0.1
 
-#: The words with which :func:`claim_fast` marks a case whose TV doing nothing matches.
+#: The override with which :func:`claim_fast` sets aside a case whose TV doing nothing matches (``Case.override``).
 DOING_NOTHING = "doing nothing is as good or better"
-#: The outcomes of a case.
-OUTCOMES = ("passes", "fails", "within noise", "training noise")
+#: The outcomes of a case; a case of one seed is "one seed: not judged" (no spread, no test), as its claim is.
+OUTCOMES = ("passes", "fails", "within noise", "training noise", ONE_SEED)
+#: What a claims table shows for a model that the results cannot judge because they hold no control GAN.
+NO_CONTROL = "no control draws in this profile"
 #: The models a Q2 claim judges by one rule: fast deletion, the positive control and doing nothing.
 JUDGED = {"approx": "fast deletion (approximated ρ̂_ℰ·p̂)", "re": "re-trained p̂′ (positive control)",
           "pre": "pre-trained p̂ (doing nothing)", "control": "control GAN (doing nothing, another seed)"}
@@ -66,7 +68,9 @@ class Case:
     """One case of a claim: a deletion set (or a pair), our number, its noise, the control, the outcome.
 
     ``p`` is the one-sided p-value of the claim's direction over the seeds, ``p_holm`` the same
-    adjusted by Holm's method over the cases of the claim (NaN where there is none).
+    adjusted by Holm's method over the cases of the claim (NaN where there is none). ``override``
+    says why a case whose own test passes is not counted as passing (empty when nothing overrides
+    it): its ``p`` stays the test's, the override is a reason beside it.
 
     Examples
     --------
@@ -82,6 +86,7 @@ class Case:
     text: str
     p: float = float("nan")
     p_holm: float = float("nan")
+    override: str = ""
 
     def __post_init__(self):
         if self.outcome not in OUTCOMES:
@@ -128,8 +133,17 @@ def _name(s):
     return f"{DATASET_NAMES.get(s.dataset, s.dataset)} {s.setting}-{s.lam:g}"
 
 
+def _outcome(df, p_pass, p_fail, open_words="within noise"):
+    """A case's outcome from its one-sided p-values: "one seed: not judged" without degrees of freedom
+    (one seed: no t test with df = 0), else passes / fails at :data:`LEVEL`, else ``open_words``."""
+    if df < 1:
+        return ONE_SEED
+    return "passes" if p_pass < LEVEL else "fails" if p_fail < LEVEL else open_words
+
+
 #: The columns of :func:`case_rows`.
-CASE_HEADER = ("case", "our number", "± noise (90 % t)", "control / margin", "outcome", "Holm p", "details")
+CASE_HEADER = ("case", "our number", "± noise (90 % t)", "control / margin", "outcome", "Holm p", "overridden by",
+               "details")
 
 
 def case_rows(claim):
@@ -139,7 +153,7 @@ def case_rows(claim):
     --------
     >>> c = Claim("k", "text", "§5.2", "", "holds", {"cases": [Case("MNIST even-0.7", -0.03, 0.01, None, "passes", "δ ...")]})
     >>> case_rows(c)
-    [['MNIST even-0.7', '−0.030', '0.010', '–', 'passes', '–', 'δ ...']]
+    [['MNIST even-0.7', '−0.030', '0.010', '–', 'passes', '–', '–', 'δ ...']]
     """
     def number(x, signed=False):
         if x is not None and np.isposinf(x):
@@ -152,7 +166,7 @@ def case_rows(claim):
         return "–" if p is None or not np.isfinite(p) else ("< 0.001" if p < 0.001 else f"{p:.3f}")
 
     return [[k.label, number(k.number, signed=True), number(k.noise), number(k.control), k.outcome, pvalue(k.p_holm),
-             k.text] for k in claim.details["cases"]]
+             k.override or "–", k.text] for k in claim.details["cases"]]
 
 
 def outcome_counts(cases, seeds=2):
@@ -474,7 +488,7 @@ def _fewer_cases(summaries, model):
         values = shift_values(s, model)
         mean, se, df, below, above = t_test(values, floor=_floor_shift(s, model))
         hw = t_halfwidth(se, df)
-        outcome = "passes" if below < LEVEL else "fails" if above < LEVEL else "within noise"
+        outcome = _outcome(df, below, above)
         pm, pa = float(s.mass("pre").mean()), float(s.mass(model).mean())
         text = (f"δ {pm:.3f} → {pa:.3f}: shift {_signed(mean)}{_pm(hw)}, β = {_signed(mean / s.exact_shift, 2)} of the "
                 f"exact {_signed(s.exact_shift)}")
@@ -562,8 +576,8 @@ def claim_close_to_retrained(summaries, model="approx"):
         else:
             p_close = float("nan")
         p_far = min(far_below, far_above)
-        outcome = "passes" if p_close < LEVEL else "fails" if p_far < LEVEL else "within noise"
-        verdict_words = {"passes": "close", "fails": "not close", "within noise": "open"}[outcome]
+        outcome = _outcome(df, p_close, p_far)
+        verdict_words = {"passes": "close", "fails": "not close", "within noise": "open", ONE_SEED: "not judged"}[outcome]
         text = (f"δ − δ(p̂′) {_signed(mean)}{_pm(hw)} against the margin ±{margin:.3f}: {verdict_words}; "
                 f"δ: model {s.mass(model).mean():.3f}, p̂′ {s.mass('re').mean():.3f}, p̂ {s.mass('pre').mean():.3f}")
         cases.append(Case(_name(s), mean, hw, margin, outcome, text, p_close))
@@ -603,7 +617,7 @@ def claim_odd_variance_higher(summaries, datasets=("mnist", "fashion-mnist")):
         de, do = len(s.seeds) - 1, len(odd.seeds) - 1
         ratio = o / e if e > 0 else float("inf")
         p_higher, p_lower = float(_st.f.sf(ratio, do, de)), float(_st.f.cdf(ratio, do, de))
-        outcome = "passes" if p_higher < LEVEL else "fails" if p_lower < LEVEL else "within noise"
+        outcome = _outcome(min(de, do), p_higher, p_lower)
         cases.append(Case(f"{DATASET_NAMES[dataset]} λ = {lam:g}", ratio, float("nan"), float(_st.f.ppf(1 - LEVEL, do, de)), outcome,
                           f"mean SE even {np.sqrt(e / (de + 1)):.4f}, odd {np.sqrt(o / (do + 1)):.4f}; variance ratio "
                           f"odd/even {ratio:.2f} (F test: above {_st.f.ppf(1 - LEVEL, do, de):.1f} to pass)", p_higher))
@@ -726,7 +740,7 @@ def claim_separation(ks, stat="lr"):
             for value, out in ((mean, cases), (control, control_cases)):
                 p = float((1 + np.sum(null >= value)) / (1 + len(null)))
                 p_low = float((1 + np.sum(null <= value)) / (1 + len(null)))
-                outcome = "passes" if p < LEVEL else "fails" if p_low < LEVEL else "training noise"
+                outcome = _outcome(len(k.seeds) - 1, p, p_low, "training noise")
                 out.append(Case(label, value, float("nan"), critical, outcome,
                                 f"one-sided KS(H0, {'H1' if out is cases else 'control'}) {value:.2f} against the "
                                 f"control's 95 % {critical:.2f} (the control's own mean {control:.2f})", p))
@@ -735,7 +749,7 @@ def claim_separation(ks, stat="lr"):
             _, se, df, _, _ = t_test(up, floor=float(k.boot_se.mean()))
             p = float(_st.t.sf((mean - critical) / se, df)) if df >= 1 and se > 0 else float("nan")
             p_low = float(_st.t.cdf((mean - critical) / se, df)) if df >= 1 and se > 0 else float("nan")
-            outcome = "passes" if p < LEVEL else "fails" if p_low < LEVEL else "within noise"
+            outcome = _outcome(df, p, p_low)
             cases.append(Case(label, mean, float("nan"), critical, outcome,
                               f"one-sided KS(H0, H1) {mean:.2f} against the KS table's one-sided {critical:.2f} "
                               "(no control)", p))
@@ -759,7 +773,7 @@ def _difference_case(label, diff, floor, text):
     """A case that passes when the mean of ``diff`` (per seed) is above 0 by a one-sided t test."""
     mean, se, df, below, above = t_test(diff, floor=floor)
     hw = t_halfwidth(se, df)
-    outcome = "passes" if above < LEVEL else "fails" if below < LEVEL else "within noise"
+    outcome = _outcome(df, above, below)
     return Case(label, mean, hw, None, outcome, text.format(d=f"{_signed(mean, 2)}{_pm(hw, 2)}"), above)
 
 
@@ -822,7 +836,7 @@ def claim_lr_better_than_asc(ks):
         tests = [(t_test(d, floor=f), s) for d, f, s in diffs]
         p = max(t[4] for t, _ in tests)
         fails = any(t[3] < LEVEL for t, _ in tests)
-        outcome = "passes" if p < LEVEL else "fails" if fails else "within noise"
+        outcome = _outcome(min(t[2] for t, _ in tests), p, 0.0 if fails else 1.0)
         worst = min(tests, key=lambda ts: ts[0][0])[0]
         text = f"two-sided KS(LR) {k_lr.mean:.2f}; " + ", ".join(
             f"LR − {STATISTICS[s].label} {_signed(t[0], 2)}{_pm(t_halfwidth(t[1], t[2]), 2)}" for t, s in tests)
@@ -847,9 +861,10 @@ def claim_no_lr_asc_difference(ks, margin=SLIGHT_KS):
     """
     cases = []
     for label, diffs, k_lr in _lr_minus_asc(ks, "fashion-mnist"):
-        ps_close, ps_far, parts = [], [], []
+        ps_close, ps_far, parts, dfs = [], [], [], []
         for d, f, s in diffs:
             mean, se, df, far_below, far_above = t_test(d, floor=f, margin=margin)
+            dfs.append(df)
             if df >= 1 and se > 0:
                 ps_close.append(max(float(_st.t.sf((mean + margin) / se, df)), float(_st.t.cdf((mean - margin) / se, df))))
             else:
@@ -857,7 +872,7 @@ def claim_no_lr_asc_difference(ks, margin=SLIGHT_KS):
             ps_far.append(min(far_below, far_above))
             parts.append((mean, t_halfwidth(se, df), s))
         p = max(ps_close)
-        outcome = "passes" if p < LEVEL else "fails" if min(ps_far) < LEVEL else "within noise"
+        outcome = _outcome(min(dfs), p, min(ps_far))
         biggest = max(parts, key=lambda t: abs(t[0]))
         text = f"two-sided KS(LR) {k_lr.mean:.2f}; " + ", ".join(
             f"LR − {STATISTICS[s].label} {_signed(m, 2)}{_pm(h, 2)}" for m, h, s in parts) + f" (margin ±{margin:.2f})"
@@ -976,6 +991,9 @@ def claim_fast(cost_list, summaries=None):
     the pre-trained model's by a one-sided t test over the seeds (its standard error never less than
     sampling alone gives), the measure does not see the deletion, and the case is "within noise"
     whatever re-training needs: a re-training that "never reaches" such a TV says nothing about speed.
+    Such a case keeps the p-value of its speed test (and Holm's adjustment of it, monotone in the raw
+    p-values over the claim's cases); the reason it is not counted is its ``override``,
+    :data:`DOING_NOTHING`. A case of one seed is "one seed: not judged".
 
     Examples
     --------
@@ -994,27 +1012,29 @@ def claim_fast(cost_list, summaries=None):
         ratios = np.array([c.speedup_at_equal_quality for c in cs])
         bounded = np.log([r if np.isfinite(r) else c.retrain_seconds / c.fast_seconds for r, c in zip(ratios, cs)])
         _, se, df, below, above = t_test(bounded, floor=TIMING_SCATTER)
-        outcome = "passes" if above < LEVEL else "fails" if below < LEVEL else "within noise"
+        outcome = _outcome(df, above, below)
+        override = ""
         fixed = np.array([c.speedup_fixed_epochs for c in cs])
         median = np.median(ratios)
         text = (f"equal-quality speed-up {'∞ (re-training never reaches it)' if np.isposinf(median) else f'{median:.1f}×'} (seeds "
                 f"{', '.join('never' if np.isposinf(r) else f'{r:.1f}' for r in ratios)}), "
                 f"fixed epochs {np.median(fixed):.1f}×")
         s = by_set.get((dataset, setting, lam))
-        if s is not None:
+        if s is not None and outcome != ONE_SEED:
             pre = dict(zip(s.seeds, s.tv("pre", "kept")))
             gain = np.array([pre[c.seed] - c.fast_tv for c in cs if c.seed in pre])
             if len(gain):
                 mean, gse, gdf, _, better = t_test(gain, floor=s.sampling("pre")[1])
                 hw = t_halfwidth(gse, gdf)
                 if not better < LEVEL:
-                    outcome = "within noise"
-                    text += (f"; {DOING_NOTHING}: the pre-trained model's TV is "
+                    outcome, override = "within noise", DOING_NOTHING
+                    text += ("; the pre-trained model's TV is "
                              f"{np.mean([pre[c.seed] for c in cs if c.seed in pre]):.3f} against fast deletion's "
                              f"{np.mean([c.fast_tv for c in cs]):.3f} (difference {_signed(mean)}{_pm(hw)})")
                 else:
                     text += f"; better than doing nothing by {mean:.3f}{_pm(hw)} in TV"
-        cases.append(Case(f"{DATASET_NAMES[dataset]} {setting}-{lam:g}", float(median), float("nan"), None, outcome, text, above))
+        cases.append(Case(f"{DATASET_NAMES[dataset]} {setting}-{lam:g}", float(median), float("nan"), None, outcome, text, above,
+                          override=override))
     return _claim("fast", "§2, §5.2", "fast deletion reaches its quality faster than re-training (cost at equal quality)",
                   cases, max((len(v) for v in groups.values()), default=0))
 
@@ -1038,7 +1058,7 @@ def claims(results):
             claim_fashion_harder(ks), claim_fast(costs(results), s)]
 
 
-__all__ = ["CASE_HEADER", "DOING_NOTHING", "JUDGED", "LEVEL", "OUTCOMES", "SLIGHT_KS", "TIMING_SCATTER", "Case", "Estimate",
+__all__ = ["CASE_HEADER", "DOING_NOTHING", "JUDGED", "LEVEL", "NO_CONTROL", "OUTCOMES", "SLIGHT_KS", "TIMING_SCATTER", "Case", "Estimate",
            "beta_fit", "case_rows", "case_verdict", "check_poolable", "claims", "control_calibration", "detectable_shift", "power_table", "seeds_needed",
            "control_rejection_rate", "one_sided_critical", "outcome_counts", "shift_estimates", "shift_values",
            "training_noise_mass", "training_sd_mass", "claim_close_to_retrained", "claim_fashion_harder",
