@@ -114,3 +114,17 @@ def test_knn_zero_words_name_the_dres_with_an_infinite_error():
     assert readings.knn_zero_words({"kNN, k = 10": np.inf, "kNN, k = 20": 0.2}) == \
         "At this setting this happens for kNN, k = 10, whose mean error is infinite."
     assert "kNN, k = 10 and kNN, k = 20" in readings.knn_zero_words({"kNN, k = 10": np.inf, "kNN, k = 20": np.inf})
+
+
+def test_the_first_m_reaching_a_power_is_the_least_m_at_or_above_it_in_any_order():
+    from types import SimpleNamespace as R
+
+    rates = [R(m=200, rate=0.95), R(m=25, rate=0.5), R(m=100, rate=0.8), R(m=50, rate=0.81), R(m=10, rate=0.1)]
+    assert readings.first_m_reaching(rates) == 50                 # 0.81 at m = 50 comes before 0.8 at 100
+    assert readings.first_m_reaching(rates, 0.9) == 200
+    assert readings.first_m_reaching(rates, 0.96) == float("inf")
+    assert readings.first_m_reaching([], 0.8) == float("inf")
+    with pytest.raises(ValueError, match="rejection rate"):
+        readings.first_m_reaching(rates, 80)
+    assert readings.from_m_words(readings.first_m_reaching(rates), 200) == "from *m* = 50"
+    assert readings.from_m_words(readings.first_m_reaching(rates, 0.96), 200) == "at no *m* up to 200"

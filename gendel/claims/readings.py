@@ -1,4 +1,4 @@
-"""The rules behind the sentences of the 2-D chapter and the classifier-DRE page.
+"""The rules behind the sentences of the 2-D chapter, the classifier-DRE page and the GAN deletion test.
 
 A page computes its numbers where the reader sees them; what a sentence then says about them
 (which question reacts most, whether a run's value is within the noise of fresh draws, whether
@@ -17,6 +17,8 @@ must go one way.
 :func:`covariance_readings`             which reading of the MoG-8 covariance gives the paper's claim
 :func:`bandwidth_sensitivity`           which question reacts most to a wrong bandwidth
 :func:`knn_zero_words`                  is a kNN DRE zero where the pre-trained model has mass?
+:func:`first_m_reaching`                the first sample size m at which a test reaches a power
+:func:`from_m_words`                    that sample size in words ("from *m* = 50")
 ======================================  ================================================================
 """
 
@@ -311,5 +313,35 @@ def knn_zero_words(map_errors):
     return "At this setting this happens for " + " and ".join(infinite) + ", whose mean error is infinite."
 
 
+def first_m_reaching(rates, target=0.8):
+    """The smallest sample size *m* at which a test's rejection rate reaches ``target``: the least ``m``
+    of ``rates`` (``PowerResult`` objects of ``DeletionTest.power``, or anything with ``m`` and
+    ``rate``) whose ``rate`` is at least ``target``; ``inf`` when none is.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as R
+    >>> rates = [R(m=10, rate=0.3), R(m=50, rate=0.85), R(m=100, rate=0.79), R(m=200, rate=0.99)]
+    >>> first_m_reaching(rates), first_m_reaching(rates, 0.95), first_m_reaching(rates, 1.0)
+    (50, 200, inf)
+    """
+    if not 0 < target <= 1:
+        raise ValueError(f"target must be a rejection rate in (0, 1]; got {target}")
+    return min([r.m for r in rates if r.rate >= target], default=float("inf"))
+
+
+def from_m_words(m, largest):
+    """Where a power curve reaches its target, in words: "from *m* = 50", or "at no *m* up to 500"
+    when ``m`` is infinite (:func:`first_m_reaching` found none on a grid that ends at ``largest``).
+
+    Examples
+    --------
+    >>> from_m_words(50, 500), from_m_words(float("inf"), 500)
+    ('from *m* = 50', 'at no *m* up to 500')
+    """
+    return f"from *m* = {m:g}" if np.isfinite(m) else f"at no *m* up to {largest:g}"
+
+
 __all__ = ["bandwidth_sensitivity", "below_zero", "covariance_readings", "deletion_sets", "directions",
-           "footnote_logistic", "knn_zero_words", "regularisation_summary", "resampling_reading"]
+           "first_m_reaching", "footnote_logistic", "from_m_words", "knn_zero_words", "regularisation_summary",
+           "resampling_reading"]
