@@ -387,7 +387,7 @@ def _fast_inputs(pre_tv, fast_tv):
 
 
 def test_fast_deletion_no_better_than_doing_nothing_is_within_noise():
-    from gendel.claims.gan import DOING_NOTHING, claim_fast
+    from gendel.claims.gan_q2 import DOING_NOTHING, claim_fast
 
     costs, summaries = _fast_inputs(pre_tv=0.20, fast_tv=0.20)
     assert claim_fast(costs).verdict == "holds"                     # re-training never reaches 0.20
@@ -397,7 +397,7 @@ def test_fast_deletion_no_better_than_doing_nothing_is_within_noise():
 
 
 def test_fast_deletion_better_than_doing_nothing_keeps_its_outcome():
-    from gendel.claims.gan import DOING_NOTHING, claim_fast
+    from gendel.claims.gan_q2 import DOING_NOTHING, claim_fast
 
     costs, summaries = _fast_inputs(pre_tv=0.30, fast_tv=0.20)
     case = claim_fast(costs, summaries).details["cases"][0]
@@ -411,7 +411,8 @@ def test_fast_keeps_each_cases_speed_p_and_holm_is_monotone_with_doing_nothing_b
     doing nothing shows as an override beside the p, never as a change of it."""
     from scipy.stats import t
 
-    from gendel.claims.gan import CASE_HEADER, DOING_NOTHING, TIMING_SCATTER, case_rows, claim_fast
+    from gendel.claims.base import CASE_HEADER, case_rows
+    from gendel.claims.gan_q2 import DOING_NOTHING, TIMING_SCATTER, claim_fast
     from gendel.gan.summaries import Cost, LabelSummary
 
     kept = np.full(10, 0.1)
@@ -468,7 +469,7 @@ def test_close_to_retrained_tells_doing_nothing_from_retraining():
     """Doing nothing (a fresh sample of p̂ in place of the approximated model) is not called close to
     p̂′, and is called not close in most deletion sets where deletion moves δ most (λ ≤ 0.7); a fresh
     sample of p̂′ itself is called close in most deletion sets."""
-    from gendel.claims.gan import claim_close_to_retrained
+    from gendel.claims.gan_q2 import claim_close_to_retrained
     from gendel.gan.summaries import label_summary
 
     quick = _quick()
@@ -482,7 +483,7 @@ def test_close_to_retrained_tells_doing_nothing_from_retraining():
 
 
 def test_fewer_deleted_labels_is_not_claimed_for_doing_nothing():
-    from gendel.claims.gan import claim_fewer_deleted_labels
+    from gendel.claims.gan_q2 import claim_fewer_deleted_labels
     from gendel.gan.summaries import label_summary
 
     for seed in range(3):
@@ -491,17 +492,17 @@ def test_fewer_deleted_labels_is_not_claimed_for_doing_nothing():
 
 
 def test_every_q2_claim_judges_the_positive_control_and_doing_nothing_by_its_rule():
-    from gendel.claims import gan as C
+    from gendel.claims import gan_q2 as Q2
     from gendel.gan.summaries import label_summary
 
     summaries = label_summary(_quick())
-    for claim in (C.claim_fewer_deleted_labels, C.claim_close_to_retrained):
+    for claim in (Q2.claim_fewer_deleted_labels, Q2.claim_close_to_retrained):
         c = claim(summaries)
         assert set(c.details["rows"]) == {"re", "pre"}
         for model, row in c.details["rows"].items():
             assert row["claim"].verdict == claim(summaries, model).verdict == row["verdict"]
     # doing nothing moves δ by nothing: never "fewer" beyond noise
-    assert C.claim_fewer_deleted_labels(summaries, "pre").details["passed"] == 0
+    assert Q2.claim_fewer_deleted_labels(summaries, "pre").details["passed"] == 0
 
 
 def test_no_gan_claim_holds_with_fewer_passing_cases_than_chance_gives():
@@ -549,7 +550,8 @@ def test_one_seed_results_are_not_judged_and_print_no_nan():
     import warnings
 
     from gendel.claims.base import ONE_SEED
-    from gendel.claims.gan import case_rows, claims as gan_claims
+    from gendel.claims.base import case_rows
+    from gendel.claims.gan import claims as gan_claims
 
     one = [r for r in _quick() if r.seed == 0]
     with warnings.catch_warnings():
@@ -605,7 +607,7 @@ def test_claims_refuse_results_they_cannot_pool():
 
 
 def test_separation_is_one_sided_and_reports_the_controls_own_rate():
-    from gendel.claims.gan import claim_separation, control_rejection_rate, one_sided_critical
+    from gendel.claims.gan_q3 import claim_separation, control_rejection_rate, one_sided_critical
     from gendel.gan.summaries import ks_one_sided, ks_summary
 
     ks = ks_summary(_quick())
@@ -622,7 +624,7 @@ def test_the_detectable_shift_is_detected_about_as_often_as_promised():
     rejects in about 80 % of the draws; at a third of it, in far fewer."""
     from scipy.stats import t
 
-    from gendel.claims.gan import detectable_shift, seeds_needed
+    from gendel.claims.base import detectable_shift, seeds_needed
 
     rng = np.random.default_rng(0)
     for n in (3, 5, 11):
@@ -638,7 +640,7 @@ def test_the_detectable_shift_is_detected_about_as_often_as_promised():
 
 def test_the_forest_plot_and_the_case_table_show_the_same_numbers():
     """The forest plot's approximated rows are the 'fewer deleted labels' cases: one computation."""
-    from gendel.claims.gan import claim_fewer_deleted_labels, shift_estimates
+    from gendel.claims.gan_q2 import claim_fewer_deleted_labels, shift_estimates
     from gendel.gan.summaries import label_summary
 
     summaries = label_summary(_quick())

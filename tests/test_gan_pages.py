@@ -19,7 +19,8 @@ pytest.importorskip("torch")
 
 from conftest import REPO  # noqa: E402
 
-from gendel.claims import gan as C  # noqa: E402
+from gendel.claims.gan import claims as gan_claims  # noqa: E402
+from gendel.claims import gan_q2 as Q2  # noqa: E402
 from gendel.gan import summaries  # noqa: E402
 from gendel.gan.results import STORED_RESULTS, stored_results  # noqa: E402
 
@@ -77,11 +78,11 @@ def test_the_gan_pages_follow_results_of_other_seeds(tmp_path, seeds):
     results = [r for r in stored_results("quick") if r.seed in seeds]
     label_summaries = summaries.label_summary(results)
     q2 = execute(PAGES[0], stored, cache)
-    assert words(q2["fewer_verdict"]) == C.claim_fewer_deleted_labels(label_summaries).verdict
-    assert words(q2["close_verdict"]) == C.claim_close_to_retrained(label_summaries).verdict
-    assert words(q2["fast_verdict"]) == C.claim_fast(summaries.costs(results), label_summaries).verdict
+    assert words(q2["fewer_verdict"]) == Q2.claim_fewer_deleted_labels(label_summaries).verdict
+    assert words(q2["close_verdict"]) == Q2.claim_close_to_retrained(label_summaries).verdict
+    assert words(q2["fast_verdict"]) == Q2.claim_fast(summaries.costs(results), label_summaries).verdict
     q3 = execute(PAGES[1], stored, cache)
-    for claim in C.claims(results):
+    for claim in gan_claims(results):
         assert words(q3[f"v_{claim.key}"]) == claim.verdict, claim.key
     dt = execute(PAGES[2], stored, cache)
     assert {"flat_mnist", "flat_fashion", "safe_words", "control_words"} <= set(dt)
@@ -92,5 +93,5 @@ def test_the_check_can_fail(tmp_path):
     reads the verdicts, and they differ between the subsets (else the test could not see a typed word)."""
     one = [r for r in stored_results("quick") if r.seed == 2]
     two = [r for r in stored_results("quick") if r.seed in (1, 2)]
-    differs = [c1.key for c1, c2 in zip(C.claims(one), C.claims(two)) if c1.verdict != c2.verdict]
+    differs = [c1.key for c1, c2 in zip(gan_claims(one), gan_claims(two)) if c1.verdict != c2.verdict]
     assert differs, "the two subsets give the same verdicts everywhere; choose subsets that differ"

@@ -1,8 +1,17 @@
-"""The verdict of a claim and the Claim record every module of gendel.claims returns."""
+"""The verdict of a claim and the Claim record every module of gendel.claims returns.
+
+Below them, the counting of cases that the GAN claims (:mod:`gendel.claims.gan_q2`,
+:mod:`gendel.claims.gan_q3`) share: a :class:`Case` per deletion set with its one-sided p-value
+over the seeds (:func:`t_test`), its outcome (:func:`case_outcome`), Holm's adjustment over the
+cases of a claim (:func:`holm`), and a verdict only when the passing cases reach what chance does
+not explain (:func:`binomial_critical`, :func:`counted_verdict`); :func:`case_claim` makes the
+``Claim`` of such cases.
+"""
 
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -294,4 +303,186 @@ def seeds_needed(shift, sd, *, power=0.8, level=CASE_LEVEL, most=1000):
     return float("inf")
 
 
-# The claims of §5.1 and Appendix D (they use Claim and verdict above).
+# ---- cases over seeds: the counting the GAN claims share ---------------------------------------
+
+#: The outcomes of a case; a case of one seed is :data:`ONE_SEED` (no spread, no test), as its claim is.
+OUTCOMES = ("passes", "fails", "within noise", "training noise", ONE_SEED)
+
+
+@dataclass(frozen=True)
+class Case:
+    """One case of a claim: a deletion set (or a pair), our number, its noise, the control, the outcome.
+
+    ``p`` is the one-sided p-value of the claim's direction over the seeds, ``p_holm`` the same
+    adjusted by Holm's method over the cases of the claim (NaN where there is none). ``override``
+    says why a case whose own test passes is not counted as passing (empty when nothing overrides
+    it): its ``p`` stays the test's, the override is a reason beside it.
+
+    Examples
+    --------
+    >>> Case("MNIST even-0.7", -0.03, 0.01, 0.005, "passes", "δ 0.50 → 0.47").outcome
+    'passes'
+    """
+
+    label: str
+    number: float
+    noise: float
+    control: float | None
+    outcome: str
+    text: str
+    p: float = float("nan")
+    p_holm: float = float("nan")
+    override: str = ""
+
+    def __post_init__(self):
+        if self.outcome not in OUTCOMES:
+            raise ValueError(f"outcome must be one of {OUTCOMES}; got {self.outcome!r}")
+
+
+def case_outcome(df, p_pass, p_fail, open_words="within noise"):
+    """A case's outcome from its one-sided p-values: :data:`ONE_SEED` without degrees of freedom (one
+    seed: no t test with df = 0), else "passes" or "fails" at :data:`CASE_LEVEL`, else ``open_words``.
+
+    Examples
+    --------
+    >>> case_outcome(2, 0.01, 0.99), case_outcome(2, 0.5, 0.5), case_outcome(0, 0.01, 0.99)
+    ('passes', 'within noise', 'one seed: not judged')
+    """
+    if df < 1:
+        return ONE_SEED
+    return "passes" if p_pass < CASE_LEVEL else "fails" if p_fail < CASE_LEVEL else open_words
+
+
+def case_verdict(outcomes, seeds=2):
+    """The verdict of a claim from the outcomes of its cases (:func:`counted_verdict`): the passing
+    cases must reach the binomial count; "training noise" among them makes an open claim
+    :data:`NOT_DISTINGUISHABLE`.
+
+    Examples
+    --------
+    >>> case_verdict(["passes", "passes"]), case_verdict(["passes"] * 3 + ["within noise"] * 13)
+    ('holds', 'partly')
+    >>> case_verdict(["passes"] + ["within noise"] * 15), case_verdict(["fails"] * 3 + ["within noise"] * 5)
+    ('not resolved at this sample size', 'does not hold')
+    >>> case_verdict(["training noise", "within noise"]), case_verdict(["passes"], seeds=1), case_verdict([])
+    ('not distinguishable from training noise', 'one seed: not judged', 'not tested')
+    """
+    outcomes = list(outcomes)
+    open_words = NOT_DISTINGUISHABLE if "training noise" in outcomes else NOT_RESOLVED
+    return counted_verdict(outcomes.count("passes"), outcomes.count("fails"), len(outcomes), seeds=seeds,
+                           open_words=open_words)
+
+
+def signed(x, digits=3):
+    """``x`` with its sign and a true minus sign, for a case's text; a dash for NaN or None.
+
+    Examples
+    --------
+    >>> signed(0.04), signed(-0.09, 2), signed(float("nan"))
+    ('+0.040', '−0.09', '–')
+    """
+    if x is None or not np.isfinite(x):
+        return "–"
+    return f"{x:+.{digits}f}".replace("-", "−")
+
+
+def plus_minus(halfwidth, digits=3):
+    """`` ± 0.012`` for an interval's half-width, nothing for one seed (NaN): never "± nan".
+
+    Examples
+    --------
+    >>> plus_minus(0.0123), plus_minus(float("nan"))
+    (' ± 0.012', '')
+    """
+    return "" if halfwidth is None or not np.isfinite(halfwidth) else f" ± {halfwidth:.{digits}f}"
+
+
+#: The columns of :func:`case_rows`.
+CASE_HEADER = ("case", "our number", "± noise (90 % t)", "control / margin", "outcome", "Holm p", "overridden by",
+               "details")
+
+
+def case_rows(claim):
+    """The rows of a table of a claim's cases (:data:`CASE_HEADER`), numbers formatted ("–": none).
+
+    Examples
+    --------
+    >>> c = Claim("k", "text", "§5.2", "", "holds", {"cases": [Case("MNIST even-0.7", -0.03, 0.01, None, "passes", "δ ...")]})
+    >>> case_rows(c)
+    [['MNIST even-0.7', '−0.030', '0.010', '–', 'passes', '–', '–', 'δ ...']]
+    """
+    def number(x, sign=False):
+        if x is not None and np.isposinf(x):
+            return "∞"
+        if x is None or not np.isfinite(x):
+            return "–"
+        return signed(x) if sign else f"{x:.3f}".replace("-", "−")
+
+    def pvalue(p):
+        return "–" if p is None or not np.isfinite(p) else ("< 0.001" if p < 0.001 else f"{p:.3f}")
+
+    return [[k.label, number(k.number, sign=True), number(k.noise), number(k.control), k.outcome, pvalue(k.p_holm),
+             k.override or "–", k.text] for k in claim.details["cases"]]
+
+
+def outcome_counts(cases, seeds=2):
+    """The outcomes of a claim's cases in a few words, with k/n and the count chance explains:
+    ``"3/16 pass (3 needed beyond chance); 13 within noise"``.
+
+    Examples
+    --------
+    >>> outcome_counts([Case("a", 0, 0, None, "passes", ""), Case("b", 0, 0, None, "within noise", "")])
+    '1/2 pass (2 needed beyond chance); 1 within noise'
+    """
+    n = len(cases)
+    if not n:
+        return "not tested on these results"
+    if seeds < 2:
+        return f"{n} case{'s' if n > 1 else ''} of one seed: not judged"
+    passed = sum(c.outcome == "passes" for c in cases)
+    others = [f"{k} {o}" for o in OUTCOMES[1:] for k in [sum(c.outcome == o for c in cases)] if k]
+    return f"{passed}/{n} pass ({binomial_critical(n)} needed beyond chance)" + (f"; {', '.join(others)}" if others else "")
+
+
+def claim_row(claim, short):
+    """A claim judged on another model, as a row of the claim that judges the main one (its
+    ``details["rows"]``): verdict, counts, the claim itself and ``short``, the model in a few words.
+
+    Examples
+    --------
+    >>> row = claim_row(Claim("k", "t", "§5.2", "", "holds", {"passed": 2, "failed": 0, "n": 2}), "doing nothing")
+    >>> row["verdict"], row["passed"], row["short"]
+    ('holds', 2, 'doing nothing')
+    """
+    d = claim.details
+    return {"verdict": claim.verdict, "passed": d["passed"], "failed": d["failed"], "n": d["n"], "claim": claim,
+            "short": short}
+
+
+def case_claim(key, where, text, cases, seeds, rows=None, **details):
+    """A ``Claim`` of cases: Holm's adjustment over them, the verdict counted by :func:`case_verdict`,
+    ``numbers`` that count the outcomes (k/n, the closing page's short form) and the verdicts of
+    ``rows`` (other models judged by the same rule, :func:`claim_row`), and ``details`` that hold every
+    case (the chapter's tables), the counts, the cases Holm still shows (``"holm"``) and the rows.
+
+    Examples
+    --------
+    >>> cases = [Case("a", -0.1, 0.01, None, "passes", "", p=0.001), Case("b", -0.1, 0.01, None, "passes", "", p=0.03)]
+    >>> c = case_claim("fewer", "§5.2", "fewer deleted labels", cases, seeds=3)
+    >>> c.verdict, c.numbers, c.details["holm"], [round(k.p_holm, 3) for k in c.details["cases"]]
+    ('holds', '2/2 pass (2 needed beyond chance)', 2, [0.002, 0.03])
+    """
+    cases = list(cases)
+    adjusted = holm([c.p for c in cases])
+    cases = [dataclasses.replace(c, p_holm=float(a)) for c, a in zip(cases, adjusted)]
+    passed = sum(c.outcome == "passes" for c in cases)
+    failed = sum(c.outcome == "fails" for c in cases)
+    shown = sum(c.outcome == "passes" and c.p_holm < CASE_LEVEL for c in cases)
+    numbers = outcome_counts(cases, seeds)
+    if rows:
+        numbers += "; " + "; ".join(f"{r['short']}: {r['verdict']}" + (f", {r['passed']}/{r['n']}" if seeds >= 2 and r["n"] else "")
+                                    for r in rows.values())
+    return Claim(key, text, where, numbers, case_verdict((c.outcome for c in cases), seeds),
+                 {"cases": cases, "passed": passed, "failed": failed, "n": len(cases), "seeds": seeds,
+                  "critical": binomial_critical(len(cases)) if cases else 0, "holm": shown, "rows": rows or {},
+                  **details})

@@ -500,11 +500,11 @@ def forest_figure(estimates, *, title, subtitle=""):
 
     Parameters
     ----------
-    estimates : list of :class:`gendel.claims.gan.Estimate`
+    estimates : list of :class:`gendel.claims.gan_q2.Estimate`
 
     Examples
     --------
-    >>> from gendel.claims.gan import shift_estimates
+    >>> from gendel.claims.gan_q2 import shift_estimates
     >>> from gendel.gan.summaries import label_summary
     >>> from gendel.gan.results import stored_results
     >>> fig = forest_figure(shift_estimates(label_summary(stored_results("gpu"))), title="β")
