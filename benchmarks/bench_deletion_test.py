@@ -5,7 +5,7 @@ Usage (from the repository root)::
     .venv/bin/python benchmarks/bench_deletion_test.py          # 3 repeats of the reused case
     .venv/bin/python benchmarks/bench_deletion_test.py 5        # repeats
 
-Setting: MoG-8, lambda = 0.7, N = 400, sigma_A = 0.1 (``gendel.synthetic.protocol.setup``); the tested Y are
+Setting: MoG-8, lambda = 0.7, N = 400, sigma_A = 0.1 (``gendel.synthetic.sampling.setup``); the tested Y are
 400 draws of the re-trained KDE. For each statistic and each DRE (KBC with sigma_C = 0.1, kNN
 with k = 10) it measures ``DeletionTest(...).test(Y)``:
 
@@ -30,7 +30,7 @@ import numpy as np
 
 from gendel.deletion_test.decision import STATISTIC_LABELS, STATISTICS, DeletionTest
 from gendel.core.dre import KernelClassifierDRE, KNNClassifierDRE
-from gendel.synthetic.protocol import Protocol, setup
+from gendel.synthetic.sampling import Protocol, setup
 
 M, N_NULL = 400, 1000
 

@@ -11,7 +11,7 @@ R = 100, m = N = 400), the median of 5 of
 Last, a sigma_C step computed ahead on one thread (what the live panel does while idle) and the
 key press after it. The issue's target: the KS part redraws within 0.5 s of a slider move. A sigma_C
 or k move reuses Y_hat, Y_H0, Y_H1 and the first proposals of Alg. 1 with rho_hat on them
-(:func:`gendel.synthetic.protocol.shared`, :func:`gendel.synthetic.protocol.proposals`); a lambda move draws
+(:func:`gendel.synthetic.sampling.shared`, :func:`gendel.synthetic.sampling.proposals`); a lambda move draws
 them anew.
 
 Run from the repository root: ``.venv/bin/python benchmarks/bench_explorer_ks.py``. Wall-clock

@@ -61,7 +61,7 @@ GAN_PAGES = ["book/gan/index", "book/gan/vdm", "book/gan/q2_fast_deletion", "boo
 def _notes():
     """Why a page takes long, for the pages that do (found by reading the slowest cell of each)."""
     from gendel.synthetic import experiments as grids
-    from gendel.synthetic.protocol import PAPER
+    from gendel.synthetic.sampling import PAPER
 
     cells = len(grids.LAMBDAS) * len(grids.SIGMA_C) + len(grids.KNN_LAMBDAS) * len(grids.KNN_K)
     sweeps = (f"computes the §5.1 sweeps: {cells} settings per data set (KBC: {len(grids.LAMBDAS)} λ × "

@@ -40,7 +40,7 @@ _FAST = """
 import json, time
 try:
     from gendel.synthetic import experiments
-    from gendel.synthetic.protocol import Protocol, shared, proposals
+    from gendel.synthetic.sampling import Protocol, shared, proposals
     from gendel.core.dre import KernelClassifierDRE
 except ImportError:  # the layout before the redesign
     from gendel import experiments
@@ -64,7 +64,7 @@ import numpy as np
 from gendel.core.deletion import ApproximateDeletion
 from gendel.core.dre import KernelClassifierDRE
 from gendel.deletion_test.stats import STATISTICS
-from gendel.synthetic.protocol import RATIO_STATISTICS, Protocol, setup
+from gendel.synthetic.sampling import RATIO_STATISTICS, Protocol, setup
 s = {settings!r}
 p = Protocol(s["dataset"], lam=s["lam"], N=s["N"], m=s["m"], R=s["R"], sigma_a=s["sigma_a"], seed={seed})
 w, c = time.perf_counter(), time.process_time()

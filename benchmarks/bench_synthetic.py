@@ -30,7 +30,7 @@ import time
 
 from gendel import _kernels
 from gendel.synthetic import experiments
-from gendel.synthetic.protocol import Protocol, shared
+from gendel.synthetic.sampling import Protocol, shared
 from gendel.core.dre import KernelClassifierDRE, KNNClassifierDRE
 
 _counter = {"kernels": 0}

@@ -18,7 +18,7 @@ import statistics
 import time
 
 from gendel.synthetic import experiments
-from gendel.synthetic.protocol import Protocol, setup
+from gendel.synthetic.sampling import Protocol, setup
 from gendel.core.dre import KernelClassifierDRE, KNNClassifierDRE
 from gendel.plotting.maps import ratio_grid
 from gendel.panels.explorer import DEFAULTS, ExplorerPanel

@@ -22,7 +22,7 @@ from gendel.core.dre import KernelClassifierDRE, KNNClassifierDRE
 from gendel.deletion_test.decision import DeletionTest
 from gendel.deletion_test.mmd import median_bandwidth
 from gendel.synthetic.experiments import Sweep, sweep, synthetic_statistics
-from gendel.synthetic.protocol import Protocol, log_ratios, setup, shared
+from gendel.synthetic.sampling import Protocol, log_ratios, setup, shared
 
 
 @pytest.fixture(scope="module")

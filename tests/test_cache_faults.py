@@ -20,8 +20,8 @@ from gendel.synthetic import experiments
 from gendel.cache import CacheWarning, cache_path, estimator_config
 from gendel.core.dre import ClassifierDRE, KNNClassifierDRE
 from gendel.synthetic.experiments import sweep, synthetic_statistics
-from gendel.synthetic.protocol import RATIO_STATISTICS as STATISTICS
-from gendel.synthetic.protocol import Protocol
+from gendel.synthetic.sampling import RATIO_STATISTICS as STATISTICS
+from gendel.synthetic.sampling import Protocol
 
 SMALL = dict(N=60, m=30, R=5)
 
@@ -71,7 +71,7 @@ from pathlib import Path
 import numpy as np
 from gendel.core.dre import KNNClassifierDRE
 from gendel.synthetic.experiments import sweep
-from gendel.synthetic.protocol import Protocol
+from gendel.synthetic.sampling import Protocol
 
 out, n, seeds = Path(sys.argv[1]), int(sys.argv[2]), range(int(sys.argv[3]))
 (out.parent / f"ready-{out.stem}").touch()
@@ -310,12 +310,12 @@ def test_the_code_key_follows_what_computes_not_where_it_lives(tmp_path, monkeyp
 
 def test_a_code_change_in_a_subpackage_changes_the_key_of_a_run(monkeypatch):
     from gendel.fingerprint import cached_code_hash
-    from gendel.synthetic import protocol
+    from gendel.synthetic import sampling
 
     p, dre = Protocol("mog8", lam=0.5, seed=2, **SMALL), KNNClassifierDRE(k=5)
     cached_code_hash.cache_clear()
     before = experiments._cache_file(p, dre)
-    real = protocol.log_ratios
+    real = sampling.log_ratios
 
     def log_ratios(protocol, dre):  # what the run computes from the log ratios changes
         log, yhat, rate = real(protocol, dre)

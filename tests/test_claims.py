@@ -361,7 +361,7 @@ def test_r_and_sigma_a_default_to_the_runs_own_protocol(small_sweeps):
 
 def test_q3_kbc_knn_counts_a_gap_of_exactly_the_tolerance_as_within():
     # 0.8 - 0.7 is 0.10000000000000009 in floating point; the rule "at most 0.1" must count it
-    from gendel.claims.deletion_test import q3_kbc_knn
+    from gendel.claims.synthetic_q3 import q3_kbc_knn
 
     kbc, knn = {"mog8": {"lr": [[0.8, 0.8]]}}, {"mog8": {"lr": [[0.7]]}}
     c = q3_kbc_knn(kbc, knn, lambdas=(0.8,), knn_lambdas=(0.8,))

@@ -21,7 +21,7 @@ from gendel.core import dre, models
 from gendel.book import lab_notebook
 from gendel.book.lab_checks import LabChecks
 from gendel.deletion_test.decision import DeletionTest
-from gendel.synthetic.protocol import Protocol, setup, streams
+from gendel.synthetic.sampling import Protocol, setup, streams
 
 PAGE = REPO / lab_notebook.PAGE
 STUDENT = REPO / lab_notebook.STUDENT
@@ -292,7 +292,7 @@ def test_step6_catches_the_wrong_sample_and_a_wrong_decision(lab):
 
 
 def test_checks_need_a_protocol():
-    with pytest.raises(TypeError, match="gendel.synthetic.protocol.Protocol"):
+    with pytest.raises(TypeError, match="gendel.synthetic.sampling.Protocol"):
         LabChecks("mog8")
 
 

@@ -14,7 +14,7 @@ from scipy import stats as sps
 
 from gendel.core.deletion import ApproximateDeletion
 from gendel.core.dre import ExactKDERatio, KernelClassifierDRE, KNNClassifierDRE
-from gendel.synthetic.protocol import Protocol, setup
+from gendel.synthetic.sampling import Protocol, setup
 from gendel.core.models import KDE
 
 Z = 5.0

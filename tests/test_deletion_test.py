@@ -11,7 +11,7 @@ at a stated level:
   value is random too. Under H0 the size given the null is Beta(k, n_null + 1 - k),
   k = floor(alpha (n_null + 1)), so the count is Beta-binomial; that law gives the band.
 
-The setting is MoG-8 (``gendel.synthetic.protocol.setup``) with sigma_A = 0.1. The KBC DRE with
+The setting is MoG-8 (``gendel.synthetic.sampling.setup``) with sigma_A = 0.1. The KBC DRE with
 sigma_C = sigma_A = 0.1 is the exact ratio of the two KDEs (Example 1), so H1' is the
 re-trained KDE ``exact.retrained_``.
 """
@@ -29,7 +29,7 @@ import gendel.deletion_test.decision as deletion_test
 from gendel.deletion_test import calibration
 from gendel.deletion_test.decision import STATISTICS, DeletionTest, monte_carlo_p_values
 from gendel.core.dre import KernelClassifierDRE
-from gendel.synthetic.protocol import Protocol, setup
+from gendel.synthetic.sampling import Protocol, setup
 from gendel.deletion_test.stats import mmd2_unbiased, psi
 
 ALPHA = 0.05

@@ -11,8 +11,8 @@ from scipy import stats as sps
 from gendel.core.deletion import ApproximateDeletion
 from gendel.core.dre import ExactKDERatio, KernelClassifierDRE, KNNClassifierDRE, make_dre
 from gendel.synthetic.experiments import evaluate_on_grid, ratio_maps, sweep, synthetic_statistics
-from gendel.synthetic.protocol import KEYS, PAPER, QUESTIONS, Protocol, proposals, setup, shared
-from gendel.synthetic.protocol import RATIO_STATISTICS as STATISTICS
+from gendel.synthetic.sampling import KEYS, PAPER, QUESTIONS, Protocol, proposals, setup, shared
+from gendel.synthetic.sampling import RATIO_STATISTICS as STATISTICS
 from gendel.deletion_test.stats import asc, ks_statistic, likelihood_ratio
 
 

@@ -14,7 +14,7 @@ from sklearn.linear_model import LogisticRegression
 from conftest import ExplorerSpies, trace_array
 from gendel.core import dre as D
 from gendel.synthetic import experiments
-from gendel.synthetic.protocol import Protocol, setup
+from gendel.synthetic.sampling import Protocol, setup
 from gendel.panels.base import Panel
 from gendel.panels.explorer_state import (DEFAULTS, DRES, ERROR_LIMITS, ExplorerState, describe_dre, dre_value,
                                           validate_settings)
@@ -127,10 +127,10 @@ def test_moving_the_dre_parameter_reuses_the_data(spies, state):
 
 
 def test_a_dre_move_reuses_the_samples_of_the_ks_run(state):
-    from gendel.synthetic import protocol
+    from gendel.synthetic import sampling
 
     state.set(dre="kbc", sigma_c=0.1).statistics()
-    shared, first = protocol.shared.cache_info().misses, protocol.proposals.cache_info().misses
+    shared, first = sampling.shared.cache_info().misses, sampling.proposals.cache_info().misses
     for change in (dict(sigma_c=0.12), dict(dre="knn", k=7), dict(dre="logreg")):
         result = state.set(**change).statistics()
         s = state.settings
@@ -138,9 +138,9 @@ def test_a_dre_move_reuses_the_samples_of_the_ks_run(state):
                                                   D.make_dre(s["dre"], dre_value(s["dre"], sigma_c=s["sigma_c"], k=s["k"])))
         assert result.ks == direct.ks
     # Y_hat, Y_H0, Y_H1, Alg. 1's first proposals and rho_hat on them were drawn and evaluated once
-    assert protocol.shared.cache_info().misses == shared and protocol.proposals.cache_info().misses == first
+    assert sampling.shared.cache_info().misses == shared and sampling.proposals.cache_info().misses == first
     state.set(lam=0.6).statistics()
-    assert protocol.proposals.cache_info().misses == first + 1
+    assert sampling.proposals.cache_info().misses == first + 1
 
 
 def test_only_the_chosen_families_parameter_matters(spies, state):

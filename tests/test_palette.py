@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from gendel.plotting import common
-from gendel.synthetic.protocol import QUESTIONS
+from gendel.synthetic.sampling import QUESTIONS
 
 ROOT = Path(__file__).resolve().parents[1]
 HEX = re.compile(r"#[0-9A-Fa-f]{6}\b")

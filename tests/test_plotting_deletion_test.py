@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from gendel.synthetic import experiments
-from gendel.synthetic.protocol import Protocol, setup
+from gendel.synthetic.sampling import Protocol, setup
 from gendel.deletion_test.decision import STATISTICS, DeletionTest, PowerResult, monte_carlo_p_values
 from gendel.plotting import deletion_test as P
 

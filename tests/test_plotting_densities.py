@@ -17,8 +17,8 @@ import pytest
 
 from gendel.core.dre import make_dre
 from gendel.synthetic.experiments import Sweep, SyntheticStatistics
-from gendel.synthetic.protocol import QUESTIONS
-from gendel.synthetic.protocol import RATIO_STATISTICS as STATISTICS
+from gendel.synthetic.sampling import QUESTIONS
+from gendel.synthetic.sampling import RATIO_STATISTICS as STATISTICS
 from gendel.plotting import common, synthetic as S
 
 #: The book's settings: R = 250 repeats, 9 KBC bandwidths over 5 lambdas, 4 kNN k over 4 lambdas.

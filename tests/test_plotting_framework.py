@@ -7,7 +7,7 @@ import plotly.graph_objects as go
 import pytest
 
 from gendel.synthetic import data, experiments
-from gendel.synthetic.protocol import Protocol, setup
+from gendel.synthetic.sampling import Protocol, setup
 from gendel.core import dre
 from gendel.plotting.framework import (
     SECTOR_LABELS,

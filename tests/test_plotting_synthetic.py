@@ -14,7 +14,7 @@ import pytest
 from gendel.core.dre import KernelClassifierDRE, KNNClassifierDRE, make_dre
 from gendel.synthetic import experiments as E
 from gendel.synthetic.experiments import ratio_maps, sweep
-from gendel.synthetic.protocol import QUESTIONS, Protocol, setup
+from gendel.synthetic.sampling import QUESTIONS, Protocol, setup
 from gendel.plotting import common, synthetic as S
 from gendel.plotting.maps import RATIO_ZMAX
 from gendel.plotting.synthetic import sliders

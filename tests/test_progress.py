@@ -33,7 +33,7 @@ class Recording(tqdm.notebook.tqdm):
 tqdm.auto.tqdm = Recording
 from gendel.core.dre import KernelClassifierDRE
 from gendel.synthetic.experiments import sweep
-from gendel.synthetic.protocol import Protocol
+from gendel.synthetic.sampling import Protocol
 for progress in (True, False):
     sweep(Protocol("mog8", lam=0.8, N=40, m=10, R=3), [KernelClassifierDRE(bandwidth=0.1)], cache=False, progress=progress)
 print(",".join(str(bool(disable)) for disable in bars), file=sys.__stdout__)
@@ -50,7 +50,7 @@ def _run(kind, run):
     if run == "sweep":
         from gendel.core.dre import KernelClassifierDRE
         from gendel.synthetic.experiments import sweep
-        from gendel.synthetic.protocol import Protocol
+        from gendel.synthetic.sampling import Protocol
 
         for progress in (True, False):
             sweep(Protocol("mog8", lam=0.8, N=40, m=10, R=3), [KernelClassifierDRE(bandwidth=0.1)], cache=False,

@@ -1,4 +1,4 @@
-"""The §5.1 protocol as one settings object: gendel.synthetic.protocol.Protocol."""
+"""The §5.1 protocol as one settings object: gendel.synthetic.sampling.Protocol."""
 
 import dataclasses
 
@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from gendel.core import deletion
-from gendel.synthetic import experiments, protocol
+from gendel.synthetic import experiments, sampling
 from gendel.core.dre import KernelClassifierDRE, KNNClassifierDRE
-from gendel.synthetic.protocol import PAPER, Protocol
+from gendel.synthetic.sampling import PAPER, Protocol
 
 SMALL = dict(N=60, m=20, R=4)
 
@@ -50,13 +50,13 @@ def test_every_run_takes_its_settings_as_one_protocol():
     a = experiments.synthetic_statistics(p, KNNClassifierDRE(k=5))
     assert a.protocol == p and a.settings == {**p.settings(), "dre": "KNNClassifierDRE(k=5)"}
     s = experiments.sweep(p.replace(lam=0.9), [KNNClassifierDRE(k=5)], lams=[0.6], cache=False, progress=False)
-    for stat in protocol.RATIO_STATISTICS:
-        for key in protocol.KEYS:
+    for stat in sampling.RATIO_STATISTICS:
+        for key in sampling.KEYS:
             np.testing.assert_array_equal(a.values[stat][key], s.results[0][0].values[stat][key])
     # the keyword convention is gone: a data set name where a Protocol belongs says what to pass
     for call in (lambda: experiments.synthetic_statistics("mog8", KNNClassifierDRE(k=5)),
                  lambda: experiments.sweep("mog8", [KNNClassifierDRE(k=5)], lams=[0.6]),
-                 lambda: protocol.setup("mog8"),
+                 lambda: sampling.setup("mog8"),
                  lambda: experiments.ratio_maps("mog8", [KNNClassifierDRE(k=5)])):
         with pytest.raises(TypeError, match=r'expected a Protocol, e.g. Protocol\("mog8", lam=0.6'):
             call()
@@ -76,16 +76,16 @@ def test_each_lambda_of_a_sweep_reaches_the_deletion_mask(monkeypatch):
 
 
 def test_the_in_memory_cache_is_keyed_by_protocol():
-    protocol.shared.cache_clear()
+    sampling.shared.cache_clear()
     p = Protocol("ckb8", 0.7, **SMALL)
-    first = protocol.shared(p)
-    assert protocol.shared(Protocol("CKB-8", 0.7, **SMALL)) is first
-    assert protocol.shared(p.replace(seed=1)) is not first
+    first = sampling.shared(p)
+    assert sampling.shared(Protocol("CKB-8", 0.7, **SMALL)) is first
+    assert sampling.shared(p.replace(seed=1)) is not first
 
 
 def test_sampler_limit_is_checked_before_the_samples_are_drawn(monkeypatch):
     calls = []
-    monkeypatch.setattr(protocol, "shared", lambda p: calls.append(p))
+    monkeypatch.setattr(sampling, "shared", lambda p: calls.append(p))
     monkeypatch.setattr(deletion, "MAX_DEFAULT_PROPOSALS", 1000)
     with pytest.raises(ValueError, match=r"m \* R = 200 \* 10 = 2000 samples"):
         experiments.synthetic_statistics(Protocol("mog8", lam=0.5, N=60, m=200, R=10), KernelClassifierDRE(bandwidth=0.1))
@@ -106,12 +106,12 @@ def test_sweep_and_variation_settings_are_checked_before_any_run(monkeypatch):
 
 def test_first_proposals_are_shared_by_all_classifier_dres_and_read_only():
     p = Protocol("mog8", 0.6, **SMALL)
-    X, deleted, _, _, _, _ = protocol.shared(p)
+    X, deleted, _, _, _, _ = sampling.shared(p)
     bounds = {dre.fit(X, deleted).ratio_bound_ for dre in (KernelClassifierDRE(bandwidth=0.1), KNNClassifierDRE(k=3))}
     assert len(bounds) == 1  # N / (N - N') for every classifier DRE
     bound = bounds.pop()
-    first = protocol.proposals(p, bound)
-    assert protocol.proposals(Protocol("MoG-8", 0.6, **SMALL), bound) is first  # cached by protocol and B
+    first = sampling.proposals(p, bound)
+    assert sampling.proposals(Protocol("MoG-8", 0.6, **SMALL), bound) is first  # cached by protocol and B
     for key in ("Y", "u", "log_exact", "points", "order"):
         assert not first[key].flags.writeable
     n = p.m * p.R
@@ -120,7 +120,7 @@ def test_first_proposals_are_shared_by_all_classifier_dres_and_read_only():
 
 def test_the_dre_is_evaluated_once_per_run_on_all_points():
     p = Protocol("ckb8", 0.6, **SMALL)
-    X, deleted, _, _, _, _ = protocol.shared(p)
+    X, deleted, _, _, _, _ = sampling.shared(p)
     calls = []
 
     class Counting(KernelClassifierDRE):
@@ -129,11 +129,11 @@ def test_the_dre_is_evaluated_once_per_run_on_all_points():
             return super()._log_ratio(Y)
 
     dre = Counting(bandwidth=0.1).fit(X, deleted)
-    log, yhat, rate = protocol.log_ratios(p, dre)
-    first = protocol.proposals(p, dre.ratio_bound_)
+    log, yhat, rate = sampling.log_ratios(p, dre)
+    first = sampling.proposals(p, dre.ratio_bound_)
     assert calls[0] == len(first["points"])
     assert len(calls) == 1 or rate < 1 / dre.ratio_bound_ / 1.2  # more batches only when Alg. 1 accepts too few
-    samples = protocol.shared(p)[3]
+    samples = sampling.shared(p)[3]
     np.testing.assert_allclose(log["H1", "dre"], dre.log_ratio(samples["H1"]).reshape(p.R, p.m), rtol=0, atol=1e-12)
     np.testing.assert_allclose(yhat["dre"], dre.log_ratio(samples["Yhat"]).reshape(p.R, p.m), rtol=0, atol=1e-12)
 
@@ -144,8 +144,8 @@ def test_pruned_kernel_sums_equal_a_dense_evaluation_on_the_protocol_points():
     from scipy.special import logsumexp
 
     p = Protocol("mog8", 0.7, N=200, m=100, R=10)
-    X, deleted, exact, _, _, _ = protocol.shared(p)
-    Y = protocol.proposals(p, exact.ratio_bound_)["points"]
+    X, deleted, exact, _, _, _ = sampling.shared(p)
+    Y = sampling.proposals(p, exact.ratio_bound_)["points"]
     for bandwidth in (0.03, 0.1, 0.3):
         kbc = KernelClassifierDRE(bandwidth=bandwidth).fit(X, deleted)
         expo = -((Y[:, None, :] - X[None]) ** 2).sum(-1) / (2 * bandwidth**2)

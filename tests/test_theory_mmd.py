@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import scipy.stats as sps
 
-from gendel.synthetic.protocol import Protocol, setup
+from gendel.synthetic.sampling import Protocol, setup
 from gendel.deletion_test.stats import mmd2_unbiased
 from gendel.theory import mmd
 from gendel.theory.moments import sample_sets

@@ -5,7 +5,7 @@ import pytest
 
 from gendel.synthetic.data import EXTENT
 from gendel.core.dre import ExactKDERatio
-from gendel.synthetic.protocol import Protocol, setup
+from gendel.synthetic.sampling import Protocol, setup
 from gendel.core.models import KDE
 from gendel.theory import stability as st
 from gendel.theory.circle import CircleModel

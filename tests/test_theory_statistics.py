@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from gendel.core.dre import ExactKDERatio, KernelClassifierDRE
-from gendel.synthetic.protocol import Protocol, setup
+from gendel.synthetic.sampling import Protocol, setup
 from gendel.deletion_test.stats import asc, likelihood_ratio
 from gendel.theory import moments as mo
 from gendel.theory.quadrature import binomial_upper, mc_mean, mc_variance

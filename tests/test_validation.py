@@ -11,7 +11,7 @@ from gendel.synthetic import data
 from gendel.core.deletion import ApproximateDeletion
 from gendel.core.dre import ClassifierDRE, ExactKDERatio, KernelClassifierDRE, KNNClassifierDRE
 from gendel.synthetic.experiments import evaluate_on_grid, sweep, synthetic_statistics
-from gendel.synthetic.protocol import Protocol, setup
+from gendel.synthetic.sampling import Protocol, setup
 from gendel.core.models import KDE
 from gendel.deletion_test.stats import asc, ks_statistic, likelihood_ratio, mmd2_unbiased, psi
 

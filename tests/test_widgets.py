@@ -16,7 +16,7 @@ from sklearn.linear_model import LogisticRegression  # noqa: E402
 from gendel.synthetic import experiments  # noqa: E402
 from gendel.core.dre import make_dre  # noqa: E402
 from gendel.synthetic.experiments import sweep  # noqa: E402
-from gendel.synthetic.protocol import QUESTIONS, RATIO_STATISTICS, Protocol, setup  # noqa: E402
+from gendel.synthetic.sampling import QUESTIONS, RATIO_STATISTICS, Protocol, setup  # noqa: E402
 from gendel.core.dre import ClassifierDRE, ExactKDERatio, KernelClassifierDRE, KNNClassifierDRE  # noqa: E402
 from gendel.panels.explorer import DEFAULTS, ExplorerPanel, explore, precomputed_ks_figure  # noqa: E402
 from gendel.panels.explorer_state import ERROR_LIMITS  # noqa: E402

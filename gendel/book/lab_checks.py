@@ -27,7 +27,7 @@ from scipy.special import expit, logsumexp
 from scipy.stats import ks_2samp
 
 from gendel.core.dre import KernelClassifierDRE
-from gendel.synthetic.protocol import Protocol, setup
+from gendel.synthetic.sampling import Protocol, setup
 from gendel.deletion_test.stats import asc as _asc
 from gendel.deletion_test.stats import likelihood_ratio
 
@@ -73,7 +73,7 @@ class LabChecks:
 
     Examples
     --------
-    >>> from gendel.synthetic.protocol import Protocol, setup
+    >>> from gendel.synthetic.sampling import Protocol, setup
     >>> check = LabChecks(Protocol("mog8", 0.5, N=40, m=10), n_reference=2000)
     >>> X, deleted, _ = setup(check.protocol)
     >>> check.step1(X, deleted, 40 / (40 - deleted.sum()))
@@ -86,7 +86,7 @@ class LabChecks:
 
     def __init__(self, protocol, *, sigma_c=None, n_reference=200_000, seed=12345):
         if not isinstance(protocol, Protocol):
-            raise TypeError(f"protocol must be a gendel.synthetic.protocol.Protocol, e.g. Protocol('mog8', 0.5); got {protocol!r}")
+            raise TypeError(f"protocol must be a gendel.synthetic.sampling.Protocol, e.g. Protocol('mog8', 0.5); got {protocol!r}")
         self.protocol = protocol
         self.sigma_c = protocol.sigma_a if sigma_c is None else float(sigma_c)
         self.n_reference = int(n_reference)
@@ -124,7 +124,7 @@ class LabChecks:
                   "draw N points with gendel.synthetic.data.sample(protocol.dataset, protocol.N, rng=s['data'])")
         if not np.allclose(X, X_ref):
             _fail(1, "X differs from the protocol's data set",
-                  "use the stream s['data'] of s = gendel.synthetic.protocol.streams(protocol.seed), and nothing else before it")
+                  "use the stream s['data'] of s = gendel.synthetic.sampling.streams(protocol.seed), and nothing else before it")
         if deleted.dtype != bool or deleted.shape != (p.N,):
             _fail(1, f"deleted must be a boolean mask of shape ({p.N},); got dtype {deleted.dtype}, shape {deleted.shape}",
                   "gendel.synthetic.data.deletion_mask returns the mask: True for the points of X'")

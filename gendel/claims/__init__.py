@@ -14,10 +14,10 @@ Appendix D on the synthetic data are in :mod:`!gendel.claims.synthetic`.
 
 from gendel.claims.base import (HEADER, NOT_DISTINGUISHABLE, NOT_RESOLVED, ONE_SEED, VERDICTS, Claim, glue_values,  # noqa: F401
                                 ks_critical, rows, verdict)
-from gendel.claims.approximation import (q1_ckb_exception, q1_ckb_harder, q1_knn, q1_lambda,
+from gendel.claims.synthetic_q1 import (q1_ckb_exception, q1_ckb_harder, q1_knn, q1_lambda,
                             q1_larger_sigma, q1_monotone, q1_phi_order)
-from gendel.claims.deletion_test import q3_ckb_harder, q3_kbc_knn, q3_lambda, q3_lr_asc, q3_wide
-from gendel.claims.fast_deletion import (q2_ckb_harder, q2_kbc_knn, q2_lambda, q2_lr_asc,
+from gendel.claims.synthetic_q3 import q3_ckb_harder, q3_kbc_knn, q3_lambda, q3_lr_asc, q3_wide
+from gendel.claims.synthetic_q2 import (q2_ckb_harder, q2_kbc_knn, q2_lambda, q2_lr_asc,
                             q2_moderate_k, q2_wide)
 from gendel.claims.synthetic import ckb_harder_questions, q1, q2, q3
 

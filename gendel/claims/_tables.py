@@ -9,7 +9,7 @@ import numpy as np
 from scipy.stats import kendalltau
 
 from gendel.synthetic.data import DATASETS
-from gendel.synthetic.protocol import RATIO_STATISTICS
+from gendel.synthetic.sampling import RATIO_STATISTICS
 
 
 def name(dataset):

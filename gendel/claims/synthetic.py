@@ -7,19 +7,19 @@ as an array of shape ``(len(lambdas), len(settings))``, one row per lambda and o
 KBC bandwidth sigma_C or kNN k (what ``gendel.synthetic.experiments.Sweep.ks(question, stat)`` returns).
 The rules of the three questions take such tables and the grids they were computed on:
 
-- Q1, DRE approximation: :mod:`gendel.claims.approximation` (small KS is good);
-- Q2, fast deletion: :mod:`gendel.claims.fast_deletion` (KS below the critical value is good);
-- Q3, deletion test: :mod:`gendel.claims.deletion_test` (large KS is good).
+- Q1, DRE approximation: :mod:`gendel.claims.synthetic_q1` (small KS is good);
+- Q2, fast deletion: :mod:`gendel.claims.synthetic_q2` (KS below the critical value is good);
+- Q3, deletion test: :mod:`gendel.claims.synthetic_q3` (large KS is good).
 
 :func:`q1`, :func:`q2` and :func:`q3` apply all rules of a question to the chapter's sweeps.
 """
 
 from __future__ import annotations
 
-from gendel.synthetic.protocol import PAPER
-from gendel.claims import approximation as _A
-from gendel.claims import deletion_test as _T
-from gendel.claims import fast_deletion as _F
+from gendel.synthetic.sampling import PAPER
+from gendel.claims import synthetic_q1 as _A
+from gendel.claims import synthetic_q3 as _T
+from gendel.claims import synthetic_q2 as _F
 from gendel.claims.base import ks_critical
 from gendel.claims._tables import ks_tables
 

@@ -92,7 +92,7 @@ def _lbli_checks():
     """Thm. 3 on MoG-8 (N = 400, σ_A = 0.1): sup log ρ̂ against N'ε, ε at the smallest and at the full set."""
     from gendel.synthetic.data import EXTENT
     from gendel.core.dre import ExactKDERatio
-    from gendel.synthetic.protocol import setup
+    from gendel.synthetic.sampling import setup
     from gendel.theory import stability as st
     from gendel.theory.bound_checks import BoundCheck
 
@@ -124,7 +124,7 @@ def theory_checks():
     >>> checks["thm1"][0].verdict    # doctest: +SKIP
     'holds'
     """
-    from gendel.synthetic.protocol import setup
+    from gendel.synthetic.sampling import setup
     from gendel.theory.approximation_checks import thm1_checks, thm2_checks
     from gendel.theory.circle import CircleModel
     from gendel.theory.consistency import consistency_sweep, lr_rc_checks, lr_sup_checks

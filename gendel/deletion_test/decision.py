@@ -454,7 +454,7 @@ class DeletionTest:
         Examples
         --------
         >>> import numpy as np
-        >>> from gendel.synthetic.protocol import Protocol, setup
+        >>> from gendel.synthetic.sampling import Protocol, setup
         >>> _, _, exact = setup(Protocol("mog8", lam=0.5, N=100))
         >>> test = DeletionTest(exact.pretrained_, exact, n_null=99, rng=0, n_pilot=200)
         >>> null = test.null_distribution(20)
@@ -552,7 +552,7 @@ class DeletionTest:
         Examples
         --------
         >>> import numpy as np
-        >>> from gendel.synthetic.protocol import Protocol, setup
+        >>> from gendel.synthetic.sampling import Protocol, setup
         >>> _, _, exact = setup(Protocol("mog8", lam=0.5, N=100))
         >>> test = DeletionTest(exact.pretrained_, None, statistic="mmd", n_null=99, rng=0, n_pilot=200)
         >>> Y = exact.pretrained_.sample(30, rng=np.random.default_rng(1))
@@ -589,7 +589,7 @@ class DeletionTest:
         Examples
         --------
         >>> import numpy as np
-        >>> from gendel.synthetic.protocol import Protocol, setup
+        >>> from gendel.synthetic.sampling import Protocol, setup
         >>> _, _, exact = setup(Protocol("mog8", lam=0.5, N=100))
         >>> test = DeletionTest(exact.pretrained_, exact, n_null=99, rng=0, n_pilot=200)
         >>> test.p_values([-np.inf, np.inf], 20).tolist()   # below and beyond every null statistic
@@ -645,7 +645,7 @@ class DeletionTest:
 
         Examples
         --------
-        >>> from gendel.synthetic.protocol import Protocol, setup
+        >>> from gendel.synthetic.sampling import Protocol, setup
         >>> _, _, exact = setup(Protocol("mog8", lam=0.5, N=100))
         >>> test = DeletionTest(exact.pretrained_, exact, n_null=99, rng=0, n_pilot=200)
         >>> one = test.power(exact.retrained_, 50, n_rep=100, rng=1)

@@ -45,7 +45,7 @@ from gendel._environment import enable_colab_widgets, in_book_build, in_colab
 from gendel.core.dre import DRE_CHOICES, make_dre
 from gendel.deletion_test.calibration import critical_value, rejects
 from gendel.plotting.deletion_test import decision_figure
-from gendel.synthetic.protocol import PAPER, Protocol, setup
+from gendel.synthetic.sampling import PAPER, Protocol, setup
 
 #: The fitted DREs of the panel: key -> (family in :data:`gendel.core.dre.DRE_CHOICES`, hyper-parameter).
 _DRE_SPECS = {"kbc-0.075": ("kbc", 0.075), "kbc-0.1": ("kbc", 0.1), "knn-10": ("knn", 10)}

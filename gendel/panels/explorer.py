@@ -51,7 +51,7 @@ from gendel.panels.explorer_state import (
     ExplorerState,
     validate_settings,
 )
-from gendel.synthetic.protocol import QUESTIONS, RATIO_STATISTICS
+from gendel.synthetic.sampling import QUESTIONS, RATIO_STATISTICS
 
 #: The settings that hold a DRE family's hyper-parameter (each has a slider).
 _DRE_PARAMS = tuple(choice.param for choice in DRE_CHOICES.values() if choice.param)
@@ -126,7 +126,7 @@ class ExplorerPanel(ComputesAhead, Panel):
     resolution = property(lambda self: self.state.resolution, doc="Grid points per axis of the maps.")
 
     def setup(self):
-        """``(X, deleted, exact)`` of the current setting (see :func:`gendel.synthetic.protocol.setup`)."""
+        """``(X, deleted, exact)`` of the current setting (see :func:`gendel.synthetic.sampling.setup`)."""
         return self._synced().setup()
 
     def dre(self):

@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from gendel.deletion_test.stats import STATISTICS
-from gendel.synthetic.protocol import QUESTIONS, RATIO_STATISTICS
+from gendel.synthetic.sampling import QUESTIONS, RATIO_STATISTICS
 from gendel.panels.explorer_state import describe_dre, describe_settings
 from gendel.plotting.common import STAT_COLORS, plotly_text, readable_figure, rgba
 from gendel.plotting.maps import RATIO_ZMAX, ratio_colorscale, ratio_heatmap, square_axes

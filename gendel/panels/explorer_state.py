@@ -12,7 +12,7 @@ Everything reusable is cached (least recently used first out): the data, the del
 the exact ratio (keyed by data set, lambda, sigma_A and seed), the grid, each fitted DRE with its
 map, and each KS result. Moving sigma_C refits only the DRE; the data are not redrawn. The KS
 computation reuses the sample sets of its protocol, the first proposals of Alg. 1 and rho_hat on
-them (:func:`gendel.synthetic.protocol.shared` and :func:`gendel.synthetic.protocol.proposals`, cached by protocol):
+them (:func:`gendel.synthetic.sampling.shared` and :func:`gendel.synthetic.sampling.proposals`, cached by protocol):
 after a change of the DRE only the DRE is evaluated, once on all points, and Alg. 1 decides anew.
 :meth:`ExplorerState.prefetch` fills the caches for the next slider steps (:meth:`~ExplorerState.neighbours`).
 
@@ -31,7 +31,7 @@ from gendel.panels.base import _LRU
 from gendel.synthetic.data import DATASETS, EXTENT, check_dataset
 from gendel.synthetic import experiments
 from gendel.synthetic.experiments import grid
-from gendel.synthetic.protocol import RATIO_STATISTICS, Protocol, setup
+from gendel.synthetic.sampling import RATIO_STATISTICS, Protocol, setup
 
 #: Choices of the panel's drop-downs and toggles: value -> label.
 DRES = {kind: choice.label for kind, choice in DRE_CHOICES.items()}
@@ -243,7 +243,7 @@ class ExplorerState:
 
     @property
     def protocol(self):
-        """The :class:`~gendel.synthetic.protocol.Protocol` of the current settings: the key of the KS cache."""
+        """The :class:`~gendel.synthetic.sampling.Protocol` of the current settings: the key of the KS cache."""
         return self._protocol_of(self._settings)
 
     @property
@@ -310,7 +310,7 @@ class ExplorerState:
         return self._dres.get_or_compute((setup_key, dre_key), compute)
 
     def setup(self):
-        """``(X, deleted, exact)`` of the current settings (see :func:`gendel.synthetic.protocol.setup`)."""
+        """``(X, deleted, exact)`` of the current settings (see :func:`gendel.synthetic.sampling.setup`)."""
         return self._setup(self.setup_key)["data"]
 
     def dre(self):

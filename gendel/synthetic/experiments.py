@@ -1,6 +1,6 @@
 """Runs of the §5.1 protocol: per-repeat statistics, sweeps over lambda and DREs, ratio maps, the chapter's grids.
 
-Every run takes its settings as one :class:`~gendel.synthetic.protocol.Protocol`:
+Every run takes its settings as one :class:`~gendel.synthetic.sampling.Protocol`:
 
 ==================================  ===============================================================
 :func:`synthetic_statistics`        one run: ``synthetic_statistics(Protocol("mog8", lam=0.6), dre)``
@@ -9,9 +9,9 @@ Every run takes its settings as one :class:`~gendel.synthetic.protocol.Protocol`
 ==================================  ===============================================================
 
 The protocol itself (how X, X' and the sample sets are drawn, and what Q1-Q3 compare) is
-described in :mod:`gendel.synthetic.protocol`. From a page to the deletion set:
+described in :mod:`gendel.synthetic.sampling`. From a page to the deletion set:
 ``sweep(protocol, dres, lams=...)`` calls :func:`synthetic_statistics` for each lambda, which
-calls :func:`gendel.synthetic.protocol.setup`, which calls
+calls :func:`gendel.synthetic.sampling.setup`, which calls
 :func:`gendel.synthetic.data.deletion_mask` with the protocol's lambda.
 """
 
@@ -31,7 +31,7 @@ from gendel.core.deletion import ApproximateDeletion, _outputs_error
 from gendel.core.dre import DRE_CHOICES, DensityRatioEstimator, dre_family, make_dre
 from gendel.deletion_test.stats import STATISTICS, ks_statistic
 from gendel.synthetic import data as _data
-from gendel.synthetic.protocol import (KEYS, QUESTION_TITLES, QUESTIONS, RATIO_STATISTICS, Protocol, check_protocol,
+from gendel.synthetic.sampling import (KEYS, QUESTION_TITLES, QUESTIONS, RATIO_STATISTICS, Protocol, check_protocol,
                                        cost_refusal, log_ratios, setup)
 
 
@@ -46,7 +46,7 @@ class SyntheticStatistics:
     values : dict
         ``values[stat][(sample, ratio)]`` is an array of R statistics, where ``stat`` is a key of
         the registry :data:`gendel.deletion_test.stats.STATISTICS` computed from log ratios
-        (:data:`gendel.synthetic.protocol.RATIO_STATISTICS`: "lr", "asc-log", "asc-tlogt",
+        (:data:`gendel.synthetic.sampling.RATIO_STATISTICS`: "lr", "asc-log", "asc-tlogt",
         "asc-hellinger"), ``sample`` is ``"H0"``, ``"H1"`` or ``"D"`` and ``ratio`` is
         ``"exact"`` (rho_hat) or ``"dre"`` (rho_hat_E). For example ``values["lr"]["H0", "dre"]``
         holds LR(Y_H0, rho_hat_E) and ``values["asc-tlogt"]["D", "exact"]`` holds
@@ -371,7 +371,7 @@ def ratio_maps(protocol, dres, *, lams=None, resolution=64):
     """rho_hat = p_hat' / p_hat and the ratio rho_hat_E of each DRE on a grid over the data set's window.
 
     For each lambda (default: the protocol's own), X and X' are those of
-    :func:`gendel.synthetic.protocol.setup`, and each DRE is fitted on them (a copy: the DREs
+    :func:`gendel.synthetic.sampling.setup`, and each DRE is fitted on them (a copy: the DREs
     passed in stay unfitted).
 
     Returns

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gendel.synthetic.protocol import Protocol
+from gendel.synthetic.sampling import Protocol
 
 #: The circle model: ``CircleModel(**CIRCLE)``, amplitude a = 0.5 and deletion strength β = 0.4.
 CIRCLE = dict(amplitude=0.5, deletion_strength=0.4)
@@ -36,7 +36,7 @@ RS_CALIBRATION_SEED = 0
 #: The seed of the test draws of Thm. 4.
 RS_TEST_SEED = 1
 #: The setting of Thms. 3 and 6: MoG-8, λ = 0.8, N = 400 points, the KDE bandwidth σ_A = 0.1, seed 0
-#: (``gendel.synthetic.protocol.setup(MOG8)`` draws X and X').
+#: (``gendel.synthetic.sampling.setup(MOG8)`` draws X and X').
 MOG8 = Protocol("mog8", lam=0.8, N=400, sigma_a=0.1, seed=0)
 #: The seed of the order in which Thm. 3 deletes the points (X' = the first N' of it).
 LBLI_ORDER_SEED = 1

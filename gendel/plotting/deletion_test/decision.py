@@ -56,7 +56,7 @@ def decision_frame(test, power, *, label=None, null=None):
 
     Examples
     --------
-    >>> from gendel.synthetic.protocol import Protocol, setup
+    >>> from gendel.synthetic.sampling import Protocol, setup
     >>> from gendel.deletion_test.decision import DeletionTest
     >>> _, _, exact = setup(Protocol("mog8", lam=0.5, N=100))
     >>> test = DeletionTest(exact.pretrained_, exact, n_null=99, rng=0, n_pilot=200)

@@ -26,7 +26,7 @@ Submodules, by what they do:
 ===============  ===============================================================================
 
 Every figure takes computed results: sweeps of :func:`gendel.synthetic.experiments.sweep`, maps
-of :func:`gendel.synthetic.experiments.ratio_maps`, the setup of :func:`gendel.synthetic.protocol.setup`;
+of :func:`gendel.synthetic.experiments.ratio_maps`, the setup of :func:`gendel.synthetic.sampling.setup`;
 none fits a DRE or draws a sample. Statistics are named by the keys of the registry
 :data:`gendel.deletion_test.stats.STATISTICS` and labelled with its labels.
 

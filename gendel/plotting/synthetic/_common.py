@@ -7,7 +7,7 @@ import plotly.graph_objects as go
 
 from gendel.synthetic.data import EXTENT
 from gendel.synthetic.experiments import grid
-from gendel.synthetic.protocol import QUESTIONS, RATIO_STATISTICS
+from gendel.synthetic.sampling import QUESTIONS, RATIO_STATISTICS
 from gendel.plotting.common import rgba
 
 _SAMPLE_NAMES = {"H0": "Y<sub>H0</sub>", "H1": "Y<sub>H1</sub>", "D": "Y<sub>D</sub>"}

@@ -7,7 +7,7 @@
 :func:`bandwidth_maps_figure`   rho_hat above the KBC rho_hat_E for every lambda, sigma_C slider
 ==============================  ==============================================================
 
-The maps are computed before they are drawn: :func:`gendel.synthetic.protocol.setup` for the
+The maps are computed before they are drawn: :func:`gendel.synthetic.sampling.setup` for the
 setup, :func:`gendel.synthetic.experiments.ratio_maps` for the ratio maps.
 """
 
@@ -19,7 +19,7 @@ from plotly.subplots import make_subplots
 
 from gendel.core.dre import DRE_CHOICES, dre_family
 from gendel.synthetic.data import check_dataset, density
-from gendel.synthetic.protocol import check_protocol
+from gendel.synthetic.sampling import check_protocol
 from gendel.plotting.common import COLORS, readable_figure
 from gendel.plotting.maps import RATIO_ZMAX, ratio_colorscale, square_axes
 from gendel.plotting.synthetic._common import _grid, _title
@@ -40,7 +40,7 @@ def setup_figure(protocol, X, deleted, exact, *, resolution=72):
         The settings: data set, lambda, N, sigma_A, seed and the MoG-8 variance (None: the
         default 0.1 of :func:`gendel.synthetic.data.mog8`) of p_* and p_*'.
     X, deleted, exact
-        What :func:`gendel.synthetic.protocol.setup` returns for ``protocol``: the data, the
+        What :func:`gendel.synthetic.sampling.setup` returns for ``protocol``: the data, the
         deletion mask and the fitted exact ratio (with its KDEs p_hat and p_hat').
 
     Returns
@@ -49,7 +49,7 @@ def setup_figure(protocol, X, deleted, exact, *, resolution=72):
 
     Examples
     --------
-    >>> from gendel.synthetic.protocol import Protocol, setup
+    >>> from gendel.synthetic.sampling import Protocol, setup
     >>> p = Protocol("mog8", lam=0.8, N=60)
     >>> fig = setup_figure(p, *setup(p), resolution=10)
     >>> len(fig.data)  # four densities, the ratio, X' and X \\ X'

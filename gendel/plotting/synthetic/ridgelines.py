@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from gendel.deletion_test.stats import STATISTICS
-from gendel.synthetic.protocol import QUESTIONS
+from gendel.synthetic.sampling import QUESTIONS
 from gendel.plotting.common import LAMBDA_COLORS, readable_figure, rgba
 from gendel.plotting.synthetic._common import (_check_question, _family, _finite, _k_ticks, _label_values, _legend_name, _question_sides,
                       _title, _top_legend, _x_title)

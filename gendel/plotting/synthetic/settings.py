@@ -8,10 +8,10 @@ and the yardstick of the KS plots.
 from __future__ import annotations
 
 from gendel.claims.base import ks_critical
-from gendel.synthetic.protocol import PAPER
+from gendel.synthetic.sampling import PAPER
 from gendel.plotting.common import COLORS
 
-#: The paper's settings of §5.1 (:data:`gendel.synthetic.protocol.PAPER`): data set size N, samples per
+#: The paper's settings of §5.1 (:data:`gendel.synthetic.sampling.PAPER`): data set size N, samples per
 #: repeat m, repeats R, KDE bandwidth sigma_A and the seed of the chapter.
 N, M, R, SIGMA_A, SEED = PAPER.N, PAPER.m, PAPER.R, PAPER.sigma_a, PAPER.seed
 #: Critical value of the two-sample KS test at level 5 % with R = 250 values on each side,

@@ -1,4 +1,6 @@
-"""The experimental protocol of §5.1 on the synthetic 2-D data sets, as one settings object.
+"""The sampling engine of the §5.1 protocol on the synthetic 2-D data sets: the settings of a run as
+one object (:class:`Protocol`), its data, X' and models (:func:`setup`), and the sample sets,
+Alg. 1's proposals and the log ratios that every DRE of a run shares.
 
 How we read the protocol
 ------------------------
@@ -195,7 +197,7 @@ def cost_refusal(protocol):
     return (f"Protocol(N={p.N}, m={p.m}, R={p.R}) needs about N (N + 4 m R) = {terms:.3g} Gaussian kernel terms, "
             f"{terms / paper:.3g} times the paper's settings (N = m = 400, R = 250: {paper:.3g} terms, seconds), more "
             f"than the limit {MAX_KERNEL_TERMS:.0e} (roughly an hour of computing). Use a smaller N, m or R; to run it "
-            "anyway, raise gendel.synthetic.protocol.MAX_KERNEL_TERMS")
+            "anyway, raise gendel.synthetic.sampling.MAX_KERNEL_TERMS")
 
 
 def _check_variance(dataset, variance):

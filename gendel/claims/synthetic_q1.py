@@ -13,7 +13,7 @@ import numpy as np
 from gendel.claims.base import Claim, verdict
 from gendel.claims._tables import exact_column, index, lambda_trend, mean_off, name, need, table
 from gendel.deletion_test.stats import STATISTICS
-from gendel.synthetic.protocol import RATIO_STATISTICS
+from gendel.synthetic.sampling import RATIO_STATISTICS
 
 
 def _kbc(kbc, d, stat, sigma_c):
