@@ -649,3 +649,16 @@ def test_the_forest_plot_and_the_case_table_show_the_same_numbers():
     assert [(c.number, c.noise) for c in cases] == [(e.shift, e.halfwidth) for e in estimates]
     for e, s in zip(estimates, summaries):
         assert e.beta == pytest.approx((s.mass("approx") - s.mass("pre")).mean() / s.exact_shift)
+
+
+def test_separation_judges_the_control_only_where_the_results_hold_control_draws():
+    """The gpu results hold no control GAN: separation has no control row there (the chapter's table
+    says NO_CONTROL in its place), while the quick results judge the control by separation's rule."""
+    from gendel.claims.gan_q3 import NO_CONTROL, claim_separation
+    from gendel.gan.results import stored_results
+    from gendel.gan.summaries import ks_summary
+
+    assert all("control" not in r.labels for r in stored_results("gpu"))
+    assert claim_separation(ks_summary(stored_results("gpu"))).details["rows"] == {}
+    control = claim_separation(ks_summary(_quick())).details["rows"]["control"]
+    assert control["n"] == 16 and control["verdict"] != NO_CONTROL
