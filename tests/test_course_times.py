@@ -55,3 +55,12 @@ def test_the_gan_lab_has_one_time_source():
 
     assert "book/course/gan_lab" in bench_page_times.COURSE_PAGES
     assert bench_course_times._training_cell() == "import numpy as np"
+
+
+def test_the_teacher_pages_show_commands_not_the_repository_layout():
+    for page in ("teacher", "key", "gan_lab", "lab", "notebooks"):
+        text = _markdown(REPO / f"book/course/{page}.md")
+        assert not re.findall(r"\btests/|\btest_\w+\.py", text), f"{page} names test files"
+        for mention in re.finditer(r"benchmarks/\w+\.py", text):
+            assert text[max(0, mention.start() - 7):mention.start()] == "python ", \
+                f"{page}: {mention.group(0)} named without the command that runs it"
