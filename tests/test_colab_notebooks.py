@@ -84,6 +84,14 @@ def test_plumbing_is_hidden_and_the_install_cell_shown(path):
         and not first["metadata"].get("jupyter"), f"{path.name}: the first cell is not the visible install cell"
 
 
+def test_a_hidden_cells_title_keeps_the_names_it_quotes():
+    # the teacher page's title once read "findjob(...)" for `find_job(...)`
+    title = colab._title('A job of the tiny profile (`find_job("tiny", "mnist-odd-0.7-seed0")`) runs the same '
+                         "pipeline in {{t_tiny_job}}")
+    assert title.startswith('A job of the tiny profile (find_job("tiny", "mnist-odd-0.7-seed0"))')
+    assert colab._title("the _same_ cell, {{n}} **bold** `code_name` *here*") == "the same cell, … bold code_name here"
+
+
 def test_a_page_with_myst_and_plumbing_is_converted(tmp_path):
     """The checks above fail on a jupytext pair of a page; the generator's notebook passes them."""
     import jupytext
