@@ -96,6 +96,11 @@ def test_a_hidden_cells_title_keeps_the_names_it_quotes():
     assert colab._title("the _same_ cell, {{n}} **bold** `code_name` *here*") == "the same cell, … bold code_name here"
 
 
+def test_a_hidden_table_is_titled_by_its_header():
+    # the teacher page's session plans once showed "| time | read | run | ..." as their titles
+    assert colab._title("| time | read |\n|---|---|\n| 0:00 | {{t_q1}} |") == "Table: time, read"
+
+
 def test_a_page_with_myst_and_plumbing_is_converted(tmp_path):
     """The checks above fail on a jupytext pair of a page; the generator's notebook passes them."""
     import jupytext

@@ -75,6 +75,9 @@ def _blocks(markdown):
 
 def _title(text, limit=72):
     """A one-line title for a hidden cell from a paragraph: its first words, plain."""
+    first = text.lstrip().splitlines()[0] if text.strip() else ""
+    if first.startswith("|"):  # a table: its header row
+        text = "Table: " + ", ".join(c.strip() for c in first.strip("| ").split("|"))
     words = _GLUE.sub("…", text)
     words = re.sub(r"\$[^$]*\$", "…", words)
     words = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", words)
