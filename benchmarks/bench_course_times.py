@@ -14,8 +14,9 @@ Tasks (each in a fresh process or kernel, with an empty ``GENDEL_CACHE_DIR``, as
 - ``gan_lab_warm``: the same again in a fresh kernel, the models now in the checkpoint cache (what
   the session costs when the training cell ran while the teacher talked).
 
-Each task records its wall time, the CPU time of its process (all threads), the load average
-before and after, and the machine. The page times of the book (``bench_page_times.py``,
+Each task records its wall time, the CPU time of its process (all threads) and the load average
+before and after; the file records the machine (processor, cores, Python, torch), one for all its
+tasks: a run of some tasks on another machine than the kept ones' is refused. The page times of the book (``bench_page_times.py``,
 ``page_times.json``) are measured there, not here: one figure per task, one benchmark per figure.
 ``OMP_WAIT_POLICY=PASSIVE`` is set for every task, as gendel sets it for its users.
 """
@@ -104,7 +105,12 @@ def main(argv=None):
     os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
     os.environ["TQDM_DISABLE"] = "1"
     record = json.loads(args.out.read_text()) if args.out.exists() else {"tasks": {}}
-    record["machine"] = machine()
+    here = machine()
+    kept = sorted(set(record["tasks"]) - set(wanted))
+    if kept and record.get("machine", here) != here:
+        sys.exit(f"{args.out.name} keeps {kept} measured on another machine ({record['machine']}): run every task "
+                 "here (no task names) so that the file names the machine of each figure")
+    record["machine"] = here
     shared = Path(tempfile.mkdtemp(prefix="gendel-course-lab-"))
     try:
         for task in wanted:

@@ -18,7 +18,10 @@ The naive loop does per repeat what the protocol describes: draw Y_hat, Y_H0, Y_
 and Y_D (m points by Alg. 1, ``ApproximateDeletion.sample``), evaluate the exact and the fitted
 ratio on them and compute the statistics, R times. With ``--naive-R r`` it runs r repeats and its
 time is scaled to R (it grows linearly in the repeats); the ratio naive / ``synthetic_statistics``
-is printed per version. Wall seconds and process CPU seconds (all threads) are both shown; the
+is printed per version. The loop calls today's gendel in each repeat (its kernel sums, Alg. 1's
+sampler with its batches of proposals), so the ratio measures what running the R repeats together
+saves over running them one at a time with the same building blocks; a factor measured against
+another naive loop, which this repository does not hold, is not comparable with it. Wall seconds and process CPU seconds (all threads) are both shown; the
 kernel sums use up to 4 threads, so on a loaded machine compare CPU seconds, and ratios of one run.
 Prints numbers only; no test asserts them.
 """

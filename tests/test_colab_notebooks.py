@@ -28,8 +28,12 @@ from gendel.book import colab
 from gendel.book.install import pages, render_cell
 from gendel.book.lab_notebook import STUDENT
 
-NOTEBOOKS = [p.with_suffix(".ipynb") for p in pages(REPO)] + [REPO / STUDENT]
+PAGE_NOTEBOOKS = [p.with_suffix(".ipynb") for p in pages(REPO)]
+#: The student notebooks of the two labs, offered for download on the teacher page and the labs' own.
+STUDENT_NOTEBOOKS = [REPO / STUDENT, REPO / "book/course/gan_lab_student.ipynb"]
+NOTEBOOKS = PAGE_NOTEBOOKS + STUDENT_NOTEBOOKS
 IDS = [str(p.relative_to(REPO)) for p in NOTEBOOKS]
+PAGE_IDS = IDS[:len(PAGE_NOTEBOOKS)]
 #: Pages that run in seconds from the stored results and the cache: run on every test run.
 QUICK = ["book/framework.ipynb", "book/gan/q2_fast_deletion.ipynb"]
 
@@ -72,7 +76,7 @@ def test_markdown_holds_no_myst(path):
                      "`.venv/bin/python -m gendel.book.colab`, or teach gendel.book.lab_notebook the syntax"
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS[:-1], ids=IDS[:-1])
+@pytest.mark.parametrize("path", PAGE_NOTEBOOKS, ids=PAGE_IDS)
 def test_plumbing_is_hidden_and_the_install_cell_shown(path):
     nb = json.loads(path.read_text())
     code = [c for c in nb["cells"] if c["cell_type"] == "code"]
@@ -82,6 +86,19 @@ def test_plumbing_is_hidden_and_the_install_cell_shown(path):
     first = code[0]
     assert "".join(first["source"]) == render_cell(REPO / "_config.yml") and not unhidden(first) \
         and not first["metadata"].get("jupyter"), f"{path.name}: the first cell is not the visible install cell"
+
+
+def test_a_hidden_cells_title_keeps_the_names_it_quotes():
+    # the teacher page's title once read "findjob(...)" for `find_job(...)`
+    title = colab._title('A job of the tiny profile (`find_job("tiny", "mnist-odd-0.7-seed0")`) runs the same '
+                         "pipeline in {{t_tiny_job}}")
+    assert title.startswith('A job of the tiny profile (find_job("tiny", "mnist-odd-0.7-seed0"))')
+    assert colab._title("the _same_ cell, {{n}} **bold** `code_name` *here*") == "the same cell, … bold code_name here"
+
+
+def test_a_hidden_table_is_titled_by_its_header():
+    # the teacher page's session plans once showed "| time | read | run | ..." as their titles
+    assert colab._title("| time | read |\n|---|---|\n| 0:00 | {{t_q1}} |") == "Table: time, read"
 
 
 def test_a_page_with_myst_and_plumbing_is_converted(tmp_path):
@@ -159,7 +176,7 @@ def test_quick_pages_run_all(name, live_kernel):
 
 
 @pytest.mark.book
-@pytest.mark.parametrize("path", [p for p in NOTEBOOKS[:-1] if str(p.relative_to(REPO)) not in QUICK],
-                         ids=[i for i in IDS[:-1] if i not in QUICK])
+@pytest.mark.parametrize("path", [p for p in PAGE_NOTEBOOKS if str(p.relative_to(REPO)) not in QUICK],
+                         ids=[i for i in PAGE_IDS if i not in QUICK])
 def test_every_page_runs_all(path, live_kernel):
     check_ran(path, run_all(path))

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
 import jupytext
 import numpy as np
@@ -49,6 +50,16 @@ def test_student_notebook_is_in_step_with_the_page():
     assert STUDENT.read_text() == lab_notebook.student_text(PAGE), (
         f"{STUDENT.relative_to(REPO)} differs from what {PAGE.relative_to(REPO)} gives; regenerate it with "
         "`.venv/bin/python -m gendel.book.lab_notebook book/course/gan_lab.md book/course/gan_lab_student.ipynb`")
+
+
+@pytest.mark.parametrize("notebook", ["gan_lab_student.ipynb", "lab_student.ipynb"])
+def test_the_student_notebooks_prose_quotes_no_constant_the_notebook_lacks(notebook):
+    # the GAN lab once named its size `LAB_PROFILE`, which no cell of the notebook defines (job.profile does)
+    cells = json.loads((REPO / "book/course" / notebook).read_text())["cells"]
+    prose = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    code = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+    constants = set(re.findall(r"`([A-Z][A-Z0-9]*_[A-Z0-9_]+|[A-Z]{3,})`", prose))
+    assert not [name for name in constants if not re.search(rf"\b{name}\b", code)]
 
 
 def test_student_notebook_has_stubs_where_the_solutions_were():

@@ -75,10 +75,14 @@ def _blocks(markdown):
 
 def _title(text, limit=72):
     """A one-line title for a hidden cell from a paragraph: its first words, plain."""
+    first = text.lstrip().splitlines()[0] if text.strip() else ""
+    if first.startswith("|"):  # a table: its header row
+        text = "Table: " + ", ".join(c.strip() for c in first.strip("| ").split("|"))
     words = _GLUE.sub("…", text)
     words = re.sub(r"\$[^$]*\$", "…", words)
     words = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", words)
-    words = re.sub(r"[*_`#>]|\s+", lambda m: " " if m.group(0).isspace() else "", words).strip()
+    # emphasis and code marks go; an underscore inside a name (find_job) stays
+    words = re.sub(r"[*`#>]|(?<!\w)_|_(?!\w)|\s+", lambda m: " " if m.group(0).isspace() else "", words).strip()
     if len(words) > limit:
         words = words[:limit].rsplit(" ", 1)[0] + " …"
     return words or "Text with this page's numbers"

@@ -1,0 +1,262 @@
+"""The run times the teacher page quotes, each with the machine and the load it was measured on.
+
+Two benchmarks measure what a course needs to know: ``benchmarks/bench_page_times.py`` the book's
+pages (``book/course/page_times.json``) and ``benchmarks/bench_course_times.py`` the course's own
+tasks, a tiny GAN job and the GAN lab (``book/course/course_times.json``). Each file records its
+machine (processor, cores, Python, torch) and, with every figure, the load average before and after
+it. The two may come from different machines under different loads, so every figure the page
+quotes names its machine and the load it was measured under: :func:`measurements` reads both
+files into :class:`Measurements`, :func:`page_time` and :func:`task_time` write a figure in words,
+:func:`load_reading` says what the load means for the wall times and :func:`runs_reading` how the
+pages were run.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+#: The two benchmark files, by what they measure.
+SOURCES = {"pages": "page_times.json", "course": "course_times.json"}
+
+
+def minutes(seconds):
+    """A duration in words: seconds below 90 s, whole minutes above.
+
+    Examples
+    --------
+    >>> minutes(42.4), minutes(437.9)
+    ('42 s', '7 min')
+    """
+    return f"{seconds / 60:.0f} min" if seconds >= 90 else f"{seconds:.0f} s"
+
+
+@dataclasses.dataclass(frozen=True)
+class Measurements:
+    """One benchmark's figures with the machine and the loads they were measured on.
+
+    Attributes
+    ----------
+    label : str
+        How the page names the machine ("machine A"; "the stand-in" when both files share one).
+    machine : dict
+        ``cpu``, ``cores``, ``system``, ``python``, ``torch`` as the benchmark recorded them.
+    figures : dict
+        Name (a page such as ``"book/lab"`` or a task such as ``"tiny_job"``) → its record:
+        ``seconds``, ``cpu_seconds``, ``load_before``, ``load_after`` (1, 5 and 15-minute load
+        averages) and ``error``.
+    date : str
+        When the first figure was measured.
+
+    Examples
+    --------
+    >>> m = Measurements("machine A", {"cpu": "AMD EPYC", "cores": 2}, {"p": {
+    ...     "seconds": 80.0, "cpu_seconds": 95.0, "load_before": [1.2, 1.0, 1.0],
+    ...     "load_after": [1.5, 1.1, 1.0], "error": None}}, "2026-11-28 06:57 UTC")
+    >>> m.loads()
+    (1.2, 1.5)
+    """
+
+    label: str
+    machine: dict
+    figures: dict
+    date: str
+
+    def loads(self, names=None):
+        """The lowest and highest 1-minute load average, before or after, over the figures ``names`` (all by default)."""
+        names = list(self.figures) if names is None else list(names)
+        values = [self.figures[n][key][0] for n in names for key in ("load_before", "load_after")]
+        return min(values), max(values)
+
+    def describe(self):
+        """The machine in words: cores, processor, system, Python and torch."""
+        m = self.machine
+        words = f"{m['cores']} cores of an {m['cpu']}"
+        names = {"system": "", "python": "Python ", "torch": "torch "}
+        extra = [names[k] + m[k] for k in names if m.get(k)]
+        return words + (f" ({', '.join(extra)})" if extra else "")
+
+
+def measurements(page_times, course_times):
+    """The page times and the course tasks' times as :class:`Measurements`, their machines labelled.
+
+    Parameters
+    ----------
+    page_times, course_times : dict
+        The contents of ``page_times.json`` and ``course_times.json``.
+
+    Returns
+    -------
+    dict
+        ``{"pages": Measurements, "course": Measurements}``; the labels are "machine A" and
+        "machine B" when the two files name different machines, "the stand-in" for both when
+        they name the same one.
+
+    Examples
+    --------
+    >>> quiet = {"cpu": "AMD EPYC", "cores": 2}
+    >>> pages = {"date": "d1", "machine": quiet, "pages": []}
+    >>> course = {"machine": {"cpu": "Intel Xeon", "cores": 2}, "tasks": {}}
+    >>> {k: m.label for k, m in measurements(pages, course).items()}
+    {'pages': 'machine A', 'course': 'machine B'}
+    >>> measurements(pages, {**course, "machine": quiet})["course"].label
+    'the stand-in'
+    """
+    for name, record, key in (("page_times.json", page_times, "pages"), ("course_times.json", course_times, "tasks")):
+        missing = {"machine", key} - set(record)
+        if missing:
+            raise ValueError(f"{name} lacks {sorted(missing)}: write it again with its benchmark "
+                             f"(python benchmarks/bench_{name.split('.')[0]}.py)")
+    same = page_times["machine"] == course_times["machine"]
+    tasks = course_times["tasks"]
+    return {
+        "pages": Measurements("the stand-in" if same else "machine A", page_times["machine"],
+                              {r["page"]: r for r in page_times["pages"]}, page_times.get("date", "")),
+        "course": Measurements("the stand-in" if same else "machine B", course_times["machine"], tasks,
+                               min((t["date"] for t in tasks.values()), default="")),
+    }
+
+
+def _load_range(low, high):
+    return f"{low:.1f}" if f"{low:.1f}" == f"{high:.1f}" else f"{low:.1f}–{high:.1f}"
+
+
+def where(measured, names):
+    """Where the figures ``names`` were measured: the machine's label and the 1-minute load range.
+
+    Examples
+    --------
+    >>> m = Measurements("machine B", {"cpu": "Intel Xeon", "cores": 2}, {"t": {
+    ...     "seconds": 1.0, "cpu_seconds": 1.0, "load_before": [5.44, 7.1, 5.9], "load_after": [9.3, 9.0, 7.3],
+    ...     "error": None}}, "")
+    >>> where(m, ["t"])
+    'on machine B at load 5.4–9.3'
+    """
+    return f"on {measured.label} at load {_load_range(*measured.loads(names))}"
+
+
+def page_time(measured, pages):
+    """The wall and kernel CPU time of a group of pages, with the machine and the load they ran under.
+
+    "not measured yet" when a page has no figure or failed.
+
+    Examples
+    --------
+    >>> m = Measurements("machine A", {"cpu": "AMD EPYC", "cores": 2}, {
+    ...     "a": {"seconds": 60.0, "cpu_seconds": 70.0, "load_before": [1.2], "load_after": [1.3], "error": None},
+    ...     "b": {"seconds": 50.0, "cpu_seconds": 60.0, "load_before": [1.3], "load_after": [1.5], "error": None}}, "")
+    >>> page_time(m, ["a", "b"])
+    '2 min wall, 2 min CPU time, on machine A at load 1.2–1.5'
+    >>> page_time(m, ["a", "c"])
+    'not measured yet'
+    """
+    if any(p not in measured.figures or measured.figures[p]["error"] for p in pages):
+        return "not measured yet"
+    wall = sum(measured.figures[p]["seconds"] for p in pages)
+    cpu = [measured.figures[p].get("cpu_seconds") for p in pages]
+    cpu_words = "" if None in cpu else f", {minutes(sum(cpu))} CPU time"
+    return f"{minutes(wall)} wall{cpu_words}, {where(measured, pages)}"
+
+
+def task_time(measured, name):
+    """The wall and CPU time of one course task, with the machine and the load it ran under.
+
+    Examples
+    --------
+    >>> m = Measurements("machine B", {"cpu": "Intel Xeon", "cores": 2}, {"tiny_job": {
+    ...     "seconds": 58.4, "cpu_seconds": 21.4, "load_before": [6.46], "load_after": [5.44], "error": None}}, "")
+    >>> task_time(m, "tiny_job")
+    '58 s wall, 21 s CPU time, on machine B at load 5.4–6.5'
+    >>> task_time(m, "gan_lab_cold")
+    'not measured yet'
+    """
+    t = measured.figures.get(name)
+    if t is None or t["error"]:
+        return "not measured yet"
+    return f"{minutes(t['seconds'])} wall, {minutes(t['cpu_seconds'])} CPU time, {where(measured, [name])}"
+
+
+def laptop_time(measured, name):
+    """What a course task takes on a laptop with two cores at least as fast and nothing else running:
+    between half its CPU time (both cores busy all the time) and its CPU time (one core busy).
+
+    Examples
+    --------
+    >>> m = Measurements("machine B", {"cpu": "Intel Xeon", "cores": 2}, {"gan_lab_cold": {
+    ...     "seconds": 437.9, "cpu_seconds": 137.8, "load_before": [5.4], "load_after": [9.3], "error": None}}, "")
+    >>> laptop_time(m, "gan_lab_cold")
+    '69 s to 2 min'
+    """
+    t = measured.figures.get(name)
+    if t is None or t["error"]:
+        return "not measured yet"
+    return f"{minutes(t['cpu_seconds'] / 2)} to {minutes(t['cpu_seconds'])}"
+
+
+def load_reading(measured):
+    """What the load a benchmark ran under means for its wall times, in one sentence.
+
+    Above the number of cores, other work shared the machine and the wall times are upper bounds
+    of what a task needs alone; at or below it the machine ran little besides the measured kernel.
+
+    Examples
+    --------
+    >>> busy = Measurements("machine B", {"cpu": "Intel Xeon", "cores": 2}, {"t": {
+    ...     "seconds": 1.0, "cpu_seconds": 1.0, "load_before": [5.44], "load_after": [9.3], "error": None}}, "")
+    >>> load_reading(busy)  # doctest: +ELLIPSIS
+    'On machine B other work ran beside the measurements: its load average was 5.4–9.3 on 2 cores, ...'
+    """
+    low, high = measured.loads()
+    cores = measured.machine["cores"]
+    if high > cores:
+        return (f"On {measured.label} other work ran beside the measurements: its load average was "
+                f"{_load_range(low, high)} on {cores} cores, so its wall times are upper bounds of what a task "
+                "needs alone; its CPU times grow much less with the load.")
+    return (f"On {measured.label} the load average was {_load_range(low, high)} on {cores} cores, the measured "
+            "kernel included: little else ran, and its wall times are close to what a task needs alone.")
+
+
+def runs_reading(page_times):
+    """How the page times were run, in one sentence: one run of the benchmark, or several joined.
+
+    Examples
+    --------
+    >>> runs_reading({"runs": 1})
+    'The page times come from one run of the benchmark, one page after the other.'
+    >>> runs_reading({"runs": 2})  # doctest: +ELLIPSIS
+    'The page times join 2 runs of the benchmark over different pages; runs side by side slow ...'
+    """
+    runs = page_times.get("runs", 1)
+    if runs == 1:
+        return "The page times come from one run of the benchmark, one page after the other."
+    return (f"The page times join {runs} runs of the benchmark over different pages; runs side by side slow "
+            "each other down, and the load averages show by how much.")
+
+
+def machines_table(measured):
+    """Rows of a table of the machines: label, machine, load average, first date, what it measured.
+
+    Parameters
+    ----------
+    measured : dict
+        :func:`measurements`' result.
+
+    Examples
+    --------
+    >>> pages = {"date": "d1", "machine": {"cpu": "AMD EPYC", "cores": 2}, "pages": [{"page": "book/intro",
+    ...     "seconds": 8.6, "cpu_seconds": 7.3, "load_before": [1.15], "load_after": [1.2], "error": None}]}
+    >>> course = {"machine": {"cpu": "Intel Xeon", "cores": 2}, "tasks": {"tiny_job": {"seconds": 58.4,
+    ...     "cpu_seconds": 21.4, "load_before": [6.46], "load_after": [5.44], "error": None, "date": "d2"}}}
+    >>> machines_table(measurements(pages, course))[1]
+    ['machine B', '2 cores of an Intel Xeon', '5.4–6.5', 'd2', 'the tiny job and the GAN lab']
+    """
+    what = {"pages": "every page of the table below", "course": "the tiny job and the GAN lab"}
+    groups = {}
+    for key, m in measured.items():
+        if m.figures:
+            groups.setdefault(m.label, []).append(key)
+    rows = []
+    for label, keys in groups.items():
+        low, high = zip(*(measured[k].loads() for k in keys))
+        rows.append([label, measured[keys[0]].describe(), _load_range(min(low), max(high)),
+                     min(measured[k].date for k in keys), "; ".join(what[k] for k in keys)])
+    return rows
