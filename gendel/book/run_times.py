@@ -20,14 +20,19 @@ SOURCES = {"pages": "page_times.json", "course": "course_times.json"}
 
 
 def minutes(seconds):
-    """A duration in words: seconds below 90 s, whole minutes above.
+    """A duration in words, to the second: "42 s" below a minute, "7 min 18 s" above.
+
+    One format for every time the teacher page quotes, in its text and in its tables, so that the
+    same figure never reads two ways (76 s of CPU time rounded to "2 min" in one place and written
+    "1 min 34 s" in another).
 
     Examples
     --------
-    >>> minutes(42.4), minutes(437.9)
-    ('42 s', '7 min')
+    >>> minutes(42.4), minutes(94.2), minutes(437.9)
+    ('42 s', '1 min 34 s', '7 min 18 s')
     """
-    return f"{seconds / 60:.0f} min" if seconds >= 90 else f"{seconds:.0f} s"
+    seconds = round(seconds)
+    return f"{seconds} s" if seconds < 60 else f"{seconds // 60} min {seconds % 60:02d} s"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -68,12 +73,25 @@ class Measurements:
         return min(values), max(values)
 
     def describe(self):
-        """The machine in words: cores, processor, system, Python and torch."""
+        """The machine in words: cores, processor, system, Python and torch.
+
+        The processor is named as the machine reports it (``model name`` in ``/proc/cpuinfo``);
+        virtual machines often report a family without its model number, and then the words say so,
+        since a family name ("AMD EPYC") does not tell how fast a core is.
+
+        >>> Measurements("machine A", {"cpu": "AMD EPYC", "cores": 2}, {}, "").describe()
+        '2 cores of an AMD EPYC; the machine reports no model number'
+        >>> Measurements("machine A", {"cpu": "AMD EPYC 7B13", "cores": 2}, {}, "").describe()
+        '2 cores of an AMD EPYC 7B13'
+        """
         m = self.machine
         words = f"{m['cores']} cores of an {m['cpu']}"
         names = {"system": "", "python": "Python ", "torch": "torch "}
         extra = [names[k] + m[k] for k in names if m.get(k)]
-        return words + (f" ({', '.join(extra)})" if extra else "")
+        words += f" ({', '.join(extra)})" if extra else ""
+        if not any(ch.isdigit() for ch in m["cpu"]):
+            words += "; the machine reports no model number"
+        return words
 
 
 def measurements(page_times, course_times):
@@ -145,7 +163,7 @@ def page_time(measured, pages):
     ...     "a": {"seconds": 60.0, "cpu_seconds": 70.0, "load_before": [1.2], "load_after": [1.3], "error": None},
     ...     "b": {"seconds": 50.0, "cpu_seconds": 60.0, "load_before": [1.3], "load_after": [1.5], "error": None}}, "")
     >>> page_time(m, ["a", "b"])
-    '2 min wall, 2 min CPU time, on machine A at load 1.2–1.5'
+    '1 min 50 s wall, 2 min 10 s CPU time, on machine A at load 1.2–1.5'
     >>> page_time(m, ["a", "c"])
     'not measured yet'
     """
@@ -184,7 +202,7 @@ def laptop_time(measured, name):
     >>> m = Measurements("machine B", {"cpu": "Intel Xeon", "cores": 2}, {"gan_lab_cold": {
     ...     "seconds": 437.9, "cpu_seconds": 137.8, "load_before": [5.4], "load_after": [9.3], "error": None}}, "")
     >>> laptop_time(m, "gan_lab_cold")
-    '69 s to 2 min'
+    '1 min 09 s to 2 min 18 s'
     """
     t = measured.figures.get(name)
     if t is None or t["error"]:
@@ -247,7 +265,7 @@ def machines_table(measured):
     >>> course = {"machine": {"cpu": "Intel Xeon", "cores": 2}, "tasks": {"tiny_job": {"seconds": 58.4,
     ...     "cpu_seconds": 21.4, "load_before": [6.46], "load_after": [5.44], "error": None, "date": "d2"}}}
     >>> machines_table(measurements(pages, course))[1]
-    ['machine B', '2 cores of an Intel Xeon', '5.4–6.5', 'd2', 'the tiny job and the GAN lab']
+    ['machine B', '2 cores of an Intel Xeon; the machine reports no model number', '5.4–6.5', 'd2', 'the tiny job and the GAN lab']
     """
     what = {"pages": "every page of the table below", "course": "the tiny job and the GAN lab"}
     groups = {}
