@@ -167,7 +167,10 @@ def open_page(browser, lab, path, width=1400):
 
 
 def run_all(page, timeout_s):
-    """Run > Run All Cells, then wait until every code cell has an execution count; returns seconds."""
+    """Run > Run All Cells, then wait until every code cell has an execution count; returns seconds.
+
+    The number of code cells is the most JupyterLab has shown: it may still be adding cells to the
+    page when Run All starts (a count taken once then can stay short of the notebook's forever)."""
     n_cells = len(page.evaluate(PROMPTS_JS))
     t0 = time.perf_counter()
     for attempt in range(3):
@@ -186,6 +189,7 @@ def run_all(page, timeout_s):
     deadline = t0 + timeout_s
     while time.perf_counter() < deadline:
         prompts = page.evaluate(PROMPTS_JS)
+        n_cells = max(n_cells, len(prompts))
         if len(prompts) == n_cells and all(p.startswith("[") and p[1:-2].isdigit() for p in prompts):
             return time.perf_counter() - t0
         time.sleep(1.0)
