@@ -174,6 +174,13 @@ def run_all(page, timeout_s):
     n_cells = len(page.evaluate(PROMPTS_JS))
     t0 = time.perf_counter()
     for attempt in range(3):
+        # A dialog JupyterLab opened meanwhile (a kernel that took long to start, on a loaded machine)
+        # would catch the click: accept it, and keep its text for the report.
+        dialog = page.locator(".jp-Dialog")
+        if dialog.count() and dialog.first.is_visible():
+            BROWSER_REPORT.append(f"a JupyterLab dialog before Run All, accepted: {dialog.first.inner_text()[:200]!r}")
+            accept = page.locator(".jp-Dialog .jp-mod-accept")
+            accept.first.click() if accept.count() else page.keyboard.press("Escape")
         # A click while the kernel is still connecting can be lost: try again if nothing started.
         page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
         page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
