@@ -187,10 +187,9 @@ def task_time(measured, name):
     >>> task_time(m, "gan_lab_cold")
     'not measured yet'
     """
-    t = measured.figures.get(name)
-    if t is None or t["error"]:
-        return "not measured yet"
-    return f"{minutes(t['seconds'])} wall, {minutes(t['cpu_seconds'])} CPU time, {where(measured, [name])}"
+    t = _measured_task(measured, name)
+    return t if isinstance(t, str) else \
+        f"{minutes(t['seconds'])} wall, {minutes(t['cpu_seconds'])} CPU time, {where(measured, [name])}"
 
 
 def laptop_time(measured, name):
@@ -204,10 +203,14 @@ def laptop_time(measured, name):
     >>> laptop_time(m, "gan_lab_cold")
     '1 min 09 s to 2 min 18 s'
     """
+    t = _measured_task(measured, name)
+    return t if isinstance(t, str) else f"{minutes(t['cpu_seconds'] / 2)} to {minutes(t['cpu_seconds'])}"
+
+
+def _measured_task(measured, name):
+    """The record of task ``name``, or the words for a task without a figure ("not measured yet")."""
     t = measured.figures.get(name)
-    if t is None or t["error"]:
-        return "not measured yet"
-    return f"{minutes(t['cpu_seconds'] / 2)} to {minutes(t['cpu_seconds'])}"
+    return "not measured yet" if t is None or t["error"] else t
 
 
 def load_reading(measured):
