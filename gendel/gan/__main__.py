@@ -5,6 +5,7 @@
     python -m gendel.gan grid --profile quick --store --parallel 2
     python -m gendel.gan grid --profile paper --executor slurm --partition gpu --gpus 1
     python -m gendel.gan seal --profile quick --store --made-at d3b2ce1
+    python -m gendel.gan baselines --profile quick --store --parallel 2 --seeds 0 1 2
 
 ``grid`` runs every job of a profile that is not done (see :func:`gendel.gan.run.done`):
 first the models that jobs share (the pre-trained GANs of each data set and seed, the label
@@ -22,6 +23,11 @@ option of the wrong kind, a device this machine does not have, a results folder 
 written, a SLURM option without ``--executor slurm``, data files that are missing (both splits of
 every data set the jobs need are read first). An interruption (Ctrl-C) is one line too, exit
 status 130: the epochs trained so far are in the checkpoints, and the same command resumes.
+
+``baselines`` runs the jobs of the baselines grid (:mod:`gendel.gan.baselines`: fine-tuning, the
+label oracle, random deletion, independent controls, every method audited by the deletion test)
+that are not done, seed by seed (``--seeds``: only these), the same way; ``--store`` writes into
+``gendel/gan/results/baselines/<profile>/``; ``--list`` prints its jobs.
 
 ``seal`` gives result files written before results carried a checksum their checksum and today's
 fingerprint, once it has shown that the commit that made them (``--made-at``) computes what
@@ -177,12 +183,42 @@ def _check_writable(args, results):
         raise UsageError(f"cannot write result files to {results}; give a writable folder with --results{where}")
 
 
+def _baselines(args, command):
+    """``python -m gendel.gan baselines``: the jobs of the baselines grid not done yet."""
+    from gendel.gan import baseline_results as B
+    from gendel.gan.baselines import baseline_jobs, get_baseline_profile
+
+    bp = get_baseline_profile(args.profile)
+    if args.executor != "local":
+        raise UsageError("the baselines grid runs on this machine (--executor local); SLURM is not wired for it yet")
+    jobs = baseline_jobs(bp, args.seeds)
+    if args.list:
+        for job in jobs:
+            print(job.name)
+        return 0
+    if args.store and args.results:
+        raise UsageError("give --store (the results stored with gendel) or --results FOLDER, not both")
+    results = B.STORED_RESULTS_DIR / bp.name if args.store else Path(args.results) if args.results else \
+        B.default_dir(bp)
+    todo = B.todo(bp, results, args.seeds)
+    if todo:
+        _check_writable(args, results)
+        _check_data(bp.datasets)
+    print(f"{len(jobs) - len(todo)} job(s) done, {len(todo)} to run; results in {results}")
+    if not todo:
+        return 0
+    return grid.local_grid(args, results, todo, command, shared=grid.baseline_shared_models(bp, args.seeds),
+                           runner=grid._baseline_task)
+
+
 def build_parser():
     parser = _Parser(prog="python -m gendel.gan", description=__doc__.split("\n\n")[0],
                                      epilog="See the module text (python -m pydoc gendel.gan.__main__) for the details.")
     sub = parser.add_subparsers(dest="command", required=True)
     texts = {"list": "print the jobs of a profile, one per line", "run": "run one job",
              "grid": "run every job of a profile that is not done: N processes on this machine, or SLURM",
+             "baselines": "run the jobs of the baselines grid that are not done (fine-tuning, the label oracle, "
+                          "random deletion, independent controls), seed by seed",
              "seal": "give result files made before results carried checksums a checksum and today's "
                      "fingerprint, once it is shown that the commit that made them computes what today's code does"}
     for name, text in texts.items():
@@ -190,6 +226,9 @@ def build_parser():
         p.add_argument("--profile", required=True, choices=sorted(J.PROFILES))
         if name == "list":
             continue
+        if name == "baselines":
+            p.add_argument("--list", action="store_true", help="print the jobs of the baselines grid and stop")
+            p.add_argument("--seeds", type=_at_least(0), nargs="+", help="run only the jobs of these seeds")
         p.add_argument("--results", help="folder of the result files (default: $GENDEL_CACHE_DIR/gan/<profile>-<hash>)")
         p.add_argument("--store", action="store_true",
                        help="write into the results stored with gendel (gendel/gan/results/<profile>/), read by the book")
@@ -254,6 +293,8 @@ def main(argv=None):
             result = run_job(job, results, device=args.device, command=command)
             print(f"{job.name}: {path} ({result.provenance['seconds']['job']:.1f} s)")
             return 0
+        if args.command == "baselines":
+            return _baselines(args, command)
         if args.command == "seal":
             from gendel.gan.seal import seal
 

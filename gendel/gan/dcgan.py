@@ -223,4 +223,104 @@ class DCGAN(Estimator):
         return torch.cat(out).numpy() if out else np.zeros((0, 1, 28, 28), np.float32)
 
 
-__all__ = ["DCGAN"]
+class FineTunedDCGAN(DCGAN):
+    """A DCGAN trained further from a fitted one: fine-tuning, the cheap baseline of unlearning.
+
+    It starts from the generator and discriminator weights of ``init`` (the pre-trained DCGAN)
+    and trains them on new images (X ∖ X′) for ``epochs`` epochs with the same loss, a fresh
+    Adam optimiser of the same settings (the pre-trained run's optimiser state is not kept: a
+    practitioner who only has the weights can do this) and batches drawn with ``seed``.
+    Width and latent dimension are ``init``'s.
+
+    Parameters
+    ----------
+    init : DCGAN
+        The fitted model to start from.
+    epochs : int
+        Fine-tuning epochs (few: the point is that it costs less than re-training).
+    seed, batch_size, lr, beta1, device, checkpoint_dir, progress
+        As for :class:`DCGAN`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> images = np.random.default_rng(0).uniform(-1, 1, (64, 1, 28, 28)).astype("float32")
+    >>> pre = DCGAN(epochs=1, width=8, batch_size=32, checkpoint_dir=False, progress=False).fit(images)
+    >>> tuned = FineTunedDCGAN(init=pre, epochs=1, batch_size=32, checkpoint_dir=False, progress=False).fit(images[:32])
+    >>> tuned.width, bool((tuned.sample(2, rng=0) != pre.sample(2, rng=0)).any())
+    (8, True)
+    """
+
+    def __init__(self, *, init, epochs, seed=0, batch_size=128, lr=2e-4, beta1=0.5, device=None,
+                 checkpoint_dir=None, progress=True):
+        super().__init__(epochs=epochs, seed=seed, width=getattr(init, "width", None),
+                         latent_dim=getattr(init, "latent_dim", None), batch_size=batch_size, lr=lr, beta1=beta1,
+                         device=device, checkpoint_dir=checkpoint_dir, progress=progress)
+        self.init = init
+
+    def _check_params(self):
+        if not isinstance(self.init, DCGAN) or getattr(self.init, "discriminator_", None) is None:
+            raise TypeError("init must be a fitted DCGAN with its discriminator (DCGAN(...).fit(images), not a copy "
+                            f"from at_epoch); got {type(self.init).__name__}")
+        super()._check_params()
+
+    def _config(self, images):
+        return {"data": data_fingerprint(images), "init": self.init.key_, "epochs": self.epochs, "seed": self.seed,
+                "batch_size": self.batch_size, "lr": self.lr, "beta1": self.beta1,
+                "code": training_code(FineTunedDCGAN)}
+
+    def fit(self, images):
+        """Train ``init``'s networks further on ``images`` (or load the finished training). Returns self."""
+        self._check_params()
+        images = check_images(images)
+        self.__dict__.pop("generator_", None)  # a failed refit leaves the model unfitted
+        device = pick_device(self.device)
+        torch.manual_seed(self.seed)
+        G = Generator(self.latent_dim, self.width).to(device)
+        D = Discriminator(self.width).to(device)
+        G.load_state_dict(self.init.generator_.state_dict())
+        D.load_state_dict(self.init.discriminator_.state_dict())
+        betas = (self.beta1, 0.999)
+        opt_g = torch.optim.Adam(G.parameters(), lr=self.lr, betas=betas)
+        opt_d = torch.optim.Adam(D.parameters(), lr=self.lr, betas=betas)
+        gen = torch.Generator(device=device).manual_seed(self.seed)
+        data = as_tensor(images, device)
+        loss = nn.BCEWithLogitsLoss()
+
+        def epoch_fn(epoch):
+            total_d = total_g = torch.zeros((), device=device)
+            idx = batches(len(data), self.batch_size, gen, device)
+            for b in idx:
+                real = data[b]
+                ones = torch.ones(len(b), device=device)
+                zeros = torch.zeros(len(b), device=device)
+                fake = G(torch.randn(len(b), self.latent_dim, device=device, generator=gen))
+                opt_d.zero_grad(set_to_none=True)
+                loss_d = loss(D(real), ones) + loss(D(fake.detach()), zeros)
+                loss_d.backward()
+                opt_d.step()
+                opt_g.zero_grad(set_to_none=True)
+                loss_g = loss(D(fake), ones)
+                loss_g.backward()
+                opt_g.step()
+                total_d = total_d + loss_d.detach()
+                total_g = total_g + loss_g.detach()
+            return {"loss_d": float(total_d) / len(idx), "loss_g": float(total_g) / len(idx)}
+
+        self.key_ = config_key("dcgan-finetune", self._config(images), device)
+        ckpt = default_checkpoint_dir() if self.checkpoint_dir is None else self.checkpoint_dir
+        run = run_epochs(
+            key=self.key_, epochs=self.epochs, modules={"generator": G, "discriminator": D},
+            optimizers={"generator": opt_g, "discriminator": opt_d}, generator=gen, epoch_fn=epoch_fn,
+            checkpoint_dir=ckpt, progress=self.progress, desc=f"fine-tuning a DCGAN ({len(images)} images)",
+            device=device, snapshot=("generator",))
+        self.history_, self.fit_seconds_, self.epoch_seconds_ = run.history, run.seconds, run.epoch_seconds
+        self.fit_cpu_seconds_, self.epoch_cpu_seconds_ = run.cpu_seconds, run.epoch_cpu_seconds
+        self.hardware_, self._snapshots = run.hardware, run.snapshots
+        self.snapshot_epochs_ = tuple(sorted(run.snapshots))
+        self.generator_, self.discriminator_ = G, D
+        self.device_ = device
+        return self
+
+
+__all__ = ["DCGAN", "FineTunedDCGAN"]

@@ -51,6 +51,34 @@ def _shared_task(task, profile, device):
     return f"{kind} {dataset}" + (f" seed {seed}" if seed is not None else "")
 
 
+def _baseline_task(job, results, device, command):
+    """What a grid worker runs for a job of the baselines grid (module-level, so that it pickles)."""
+    from gendel.gan.baseline_results import run_baseline_job
+
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=f".*; running the job {re.escape(job.name)} again")
+        run_baseline_job(job, results, device=device, progress=False, command=command)
+    return job.name, time.perf_counter() - t0
+
+
+def baseline_shared_models(profile, seeds=None):
+    """The models the jobs of a baselines grid share: the classifiers, the pre-trained GANs of
+    its seeds and of their control seeds.
+
+    Examples
+    --------
+    >>> baseline_shared_models("tiny")
+    [('classifier', 'mnist', None), ('pretrained', 'mnist', 0), ('pretrained', 'mnist', 1000)]
+    """
+    from gendel.gan.baselines import control_seed, get_baseline_profile
+
+    p = get_baseline_profile(profile)
+    seeds = [s for s in p.seeds if seeds is None or s in seeds]
+    every = [s for seed in seeds for s in (seed, control_seed(seed))]
+    return [("classifier", d, None) for d in p.datasets] + [("pretrained", d, s) for d in p.datasets for s in every]
+
+
 def _job_task(job, results, device, command):
     """What a grid worker runs for a job (module-level, so that it pickles)."""
     t0 = time.perf_counter()
@@ -90,12 +118,13 @@ def todo(profile, results):
     return [j for j in P.jobs(profile) if done(result_path(j, results), j) is None]
 
 
-def local_grid(args, results, todo, command):
+def local_grid(args, results, todo, command, *, shared=None, runner=None):
     """Run the shared models, then the jobs ``todo``, in ``args.parallel`` processes here; return the
     exit status (1 when a task failed: every failure is reported on stderr).
 
     ``args`` are the parsed options of ``python -m gendel.gan grid`` (``profile``, ``device``,
-    ``parallel``, ``threads``), checked by the command line before any work.
+    ``parallel``, ``threads``), checked by the command line before any work. ``shared`` and
+    ``runner`` (the baselines grid's) default to the paper-protocol grid's shared models and job task.
 
     Examples
     --------
@@ -116,8 +145,8 @@ def local_grid(args, results, todo, command):
     failed = 0
     with cf.ProcessPoolExecutor(args.parallel, mp_context=context, initializer=_set_threads,
                                 initargs=(threads, os.getpid())) as pool:
-        for stage, tasks, run in (("shared model", shared_models(args.profile), _shared_task),
-                                  ("job", todo, _job_task)):
+        shared = shared_models(args.profile) if shared is None else shared
+        for stage, tasks, run in (("shared model", shared, _shared_task), ("job", todo, runner or _job_task)):
             if stage == "shared model":
                 futures = {pool.submit(run, t, args.profile, args.device): t for t in tasks}
             else:
