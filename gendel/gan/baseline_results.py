@@ -147,10 +147,17 @@ def _check(d, arrays, where):
                 _fail(where, f"its arrays lack the 32 samples of {m}")
             for key in PAPER_STATISTICS:
                 values = np.asarray(d["q3"]["statistics"][key][m], float)
-                if values.shape != (p.repeats,) or not np.isfinite(values).all():
-                    _fail(where, f"the {key} values of {m} are not {p.repeats} finite numbers")
+                if values.shape != (bp.test_repeats,) or not np.isfinite(values).all():
+                    _fail(where, f"the {key} values of {m} are not {bp.test_repeats} finite numbers")
+                if m != "pre" and not 0 <= d["q3"]["ks"][key][m] <= 1:
+                    _fail(where, f"the KS distance of {m} ({key}) is not in [0, 1]")
             if not d["sampling"][m]["seconds_per_sample"] >= 0 or not d["training"][m]["seconds"] >= 0:
                 _fail(where, f"the seconds of {m} are missing or negative")
+        weights = np.asarray(d["oracle_weights"], float)
+        if weights.shape != (10,) or not np.isfinite(weights).all() or weights.min() < 0:
+            _fail(where, "its oracle weights are not 10 finite non-negative numbers")
+        if not 0 <= d["classifier"]["test_accuracy"] <= 1:
+            _fail(where, "its classifier's test accuracy is not in [0, 1]")
         data = d["data"]
         counts_X, kept = list(data["label_counts_X"]), list(data["label_counts_kept"])
         if sum(counts_X) != data["n_train"] or sum(counts_X) - sum(kept) != data["n_deleted"]:

@@ -15,7 +15,7 @@ re-training from scratch on X ∖ X′ (p̂′). A job of the *baselines grid* r
   uses (:func:`control_seed`): how far two trainings differ when nothing is deleted.
 
 For each method a pool of samples gives the label counts of Q2 (the first ``m_labels``) and the
-deletion test of Q3 (``repeats`` sets of ``m_test``): LR and ASC of each set, with Ŷ ~ p̂ and
+deletion test of Q3 (R sets of ``m_test``): LR and ASC of each set, with Ŷ ~ p̂ and
 ρ̂_ℰ, beside the same statistics of fresh samples of p̂ (the null distribution).
 
 The deletion settings are the paper's ``even`` and ``odd`` (the same X′ as the paper-protocol grid
@@ -55,7 +55,8 @@ CONTROL_SEED_OFFSET = 1000
 class BaselineProfile:
     """A baselines grid: the sizes of the paper-protocol profile ``name``, with its own seeds,
     deletion sets (``("random", λ)``: N′ of the even set at λ, deleted at random) and
-    fine-tuning budgets (epochs).
+    fine-tuning budgets (epochs), and ``repeats``: the deletion test's sets of ``m_test`` samples
+    per method (default the profile's; fewer halve the draws of Alg. 1, the longest part of a job).
 
     Examples
     --------
@@ -71,6 +72,7 @@ class BaselineProfile:
     seeds: tuple
     deletions: tuple
     finetune_epochs: tuple
+    repeats: int | None = None
 
     def __post_init__(self):
         from gendel._validation import check_count
@@ -85,8 +87,14 @@ class BaselineProfile:
             if seed >= CONTROL_SEED_OFFSET:
                 raise ValueError(f"seeds must be below {CONTROL_SEED_OFFSET} (the control of seed s has seed "
                                  f"{CONTROL_SEED_OFFSET} + s); got {seed}")
+        if len(set(self.deletions)) != len(self.deletions):
+            raise ValueError(f"deletions must be distinct; got {self.deletions!r}")
+        if len(set(self.finetune_epochs)) != len(self.finetune_epochs):
+            raise ValueError(f"finetune_epochs must be distinct; got {self.finetune_epochs!r}")
         if not self.seeds or len(set(self.seeds)) != len(self.seeds):
             raise ValueError(f"seeds must be distinct, at least one; got {self.seeds!r}")
+        if self.repeats is not None:
+            check_count(self.repeats, "repeats", minimum=2)
         if not self.finetune_epochs or any(isinstance(k, bool) or not isinstance(k, int) or not 0 < k < sizes.gan_epochs
                                            for k in self.finetune_epochs):
             raise ValueError(f"finetune_epochs must be counts below the profile's {sizes.gan_epochs} GAN epochs "
@@ -96,6 +104,11 @@ class BaselineProfile:
     def sizes(self):
         """The paper-protocol :class:`~gendel.gan.profiles.Profile` whose sizes this grid uses."""
         return get_profile(self.name)
+
+    @property
+    def test_repeats(self):
+        """R: the deletion test's sets per method."""
+        return self.sizes.repeats if self.repeats is None else self.repeats
 
     @property
     def datasets(self):
@@ -114,7 +127,8 @@ class BaselineProfile:
     def record(self):
         """The profile as its result files record it: the grid's lists and every size."""
         return {"name": self.name, "seeds": list(self.seeds), "deletions": [list(d) for d in self.deletions],
-                "finetune_epochs": list(self.finetune_epochs), "sizes": self.sizes.settings()}
+                "finetune_epochs": list(self.finetune_epochs), "repeats": self.test_repeats,
+                "sizes": self.sizes.settings()}
 
 
 _PAPER_SETS = tuple((s, lam) for s in ("even", "odd") for lam in (0.6, 0.7, 0.8, 0.9))
@@ -126,7 +140,9 @@ BASELINE_PROFILES = {
     "paper": BaselineProfile(name="paper", seeds=_FIVE, deletions=_PAPER_SETS + _RANDOM_SETS, finetune_epochs=(5, 20)),
     "gpu": BaselineProfile(name="gpu", seeds=_FIVE, deletions=_PAPER_SETS + _RANDOM_SETS, finetune_epochs=(2, 6)),
     # 2 CPU cores: 100 jobs of a few minutes each (stored with gendel).
-    "quick": BaselineProfile(name="quick", seeds=_FIVE, deletions=_PAPER_SETS + _RANDOM_SETS, finetune_epochs=(1, 3)),
+    # 20 test sets per method (the paper-protocol grid's 40 would double Alg. 1's draws).
+    "quick": BaselineProfile(name="quick", seeds=_FIVE, deletions=_PAPER_SETS + _RANDOM_SETS, finetune_epochs=(1, 3),
+                             repeats=20),
     # Seconds per job: the tests run it.
     "tiny": BaselineProfile(name="tiny", seeds=(0,), deletions=(("even", 0.7), ("random", 0.7)), finetune_epochs=(1,)),
 }
@@ -429,7 +445,7 @@ def _stream(job, stage):
 def evaluate(job, models):
     """Stages 2 and 3: every method's samples, their labels (Q2) and the deletion test (Q3).
 
-    Per method, one pool of n = max(``m_labels``, ``repeats`` × ``m_test``) samples, each from its
+    Per method, one pool of n = max(``m_labels``, R × ``m_test``) samples (R: the profile's ``test_repeats``), each from its
     own stream: the labels of the first ``m_labels``, and LR and ASC of ``repeats`` sets of
     ``m_test`` with Ŷ ~ p̂ (a pool of its own) and ρ̂_ℰ. ``pre``'s pool is fresh samples of p̂:
     its statistics are the null distribution of the test.
@@ -450,9 +466,10 @@ def evaluate(job, models):
     p = bp.sizes
     t_start = time.perf_counter()
     clf, vdm = models.classifier, models.vdm
-    n = max(p.m_labels, p.repeats * p.m_test)
-    shape = (p.repeats, p.m_test)
-    yhat = vdm.log_ratio(models.pretrained.sample(p.repeats * p.m_test, rng=_stream(job, 0))).reshape(shape)
+    R = bp.test_repeats
+    n = max(p.m_labels, R * p.m_test)
+    shape = (R, p.m_test)
+    yhat = vdm.log_ratio(models.pretrained.sample(R * p.m_test, rng=_stream(job, 0))).reshape(shape)
     out = {"labels": {}, "confidence": {}, "sampling": {}, "training": {}, "arrays": {}}
     scores = {}
     for i, method in enumerate(bp.methods(), start=1):
@@ -473,7 +490,7 @@ def evaluate(job, models):
         out["labels"][method] = np.bincount(proba.argmax(1), minlength=10)
         out["confidence"][method] = float(proba.max(1).mean())
         out["arrays"][f"grid_{method}"] = np.round((Y[:32] + 1.0) * 127.5).clip(0, 255).astype(np.uint8)[:, 0]
-        scores[method] = vdm.log_ratio(Y[:p.repeats * p.m_test]).reshape(shape)
+        scores[method] = vdm.log_ratio(Y[:R * p.m_test]).reshape(shape)
         del Y
     values, ks = {}, {}
     for key in PAPER_STATISTICS:
@@ -511,7 +528,7 @@ def make_baseline_result(job, *, device=None, progress=True, data_root=None):
         "sampling": out["sampling"],
         "training": out["training"],
         "oracle_weights": models.oracle.weights_,
-        "q3": {"m": p.m_test, "R": p.repeats, "statistics": out["statistics"], "ks": out["ks"]},
+        "q3": {"m": p.m_test, "R": R, "statistics": out["statistics"], "ks": out["ks"]},
         "hardware": {"pretrained": models.pretrained.hardware_, "retrained": models.retrained.hardware_,
                      "control": models.control.hardware_, "vdm": models.vdm.hardware_,
                      "classifier": clf.hardware_,

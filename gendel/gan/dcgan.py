@@ -272,6 +272,7 @@ class FineTunedDCGAN(DCGAN):
     def fit(self, images):
         """Train ``init``'s networks further on ``images`` (or load the finished training). Returns self."""
         self._check_params()
+        self.width, self.latent_dim = self.init.width, self.init.latent_dim  # init's, also after set_params(init=...)
         images = check_images(images)
         self.__dict__.pop("generator_", None)  # a failed refit leaves the model unfitted
         device = pick_device(self.device)
