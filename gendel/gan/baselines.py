@@ -528,7 +528,7 @@ def make_baseline_result(job, *, device=None, progress=True, data_root=None):
         "sampling": out["sampling"],
         "training": out["training"],
         "oracle_weights": models.oracle.weights_,
-        "q3": {"m": p.m_test, "R": R, "statistics": out["statistics"], "ks": out["ks"]},
+        "q3": {"m": p.m_test, "R": bp.test_repeats, "statistics": out["statistics"], "ks": out["ks"]},
         "hardware": {"pretrained": models.pretrained.hardware_, "retrained": models.retrained.hardware_,
                      "control": models.control.hardware_, "vdm": models.vdm.hardware_,
                      "classifier": clf.hardware_,
