@@ -80,7 +80,13 @@ def stored_dir(profile):
 
 
 def default_dir(profile):
-    """``$GENDEL_CACHE_DIR/gan/baselines-<profile>``: where results go without ``--results`` or ``--store``."""
+    """``$GENDEL_CACHE_DIR/gan/baselines-<profile>``: where results go without ``--results`` or ``--store``.
+
+    Examples
+    --------
+    >>> default_dir("tiny").name
+    'baselines-tiny'
+    """
     from gendel.cache import cache_dir
 
     return cache_dir() / "gan" / f"baselines-{get_baseline_profile(profile).name}"
@@ -208,7 +214,16 @@ def load_baseline_result(path, job=None):
 def done(path, job, *, data_root=None):
     """The result in ``path`` if it is done (a checked result of ``job``, made from today's
     training images and deletion set by today's code), else None (a file that is there but not
-    done is reported with a warning, and its job then runs again)."""
+    done is reported with a warning, and its job then runs again).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from gendel.gan.baselines import find_baseline_job
+    >>> with tempfile.TemporaryDirectory() as tmp:                    # nothing there yet: not done
+    ...     done(Path(tmp) / "mnist-even-0.7-seed0.json", find_baseline_job("tiny", "mnist-even-0.7-seed0")) is None
+    True
+    """
     from gendel.cache import CacheWarning, remove_stale_temporaries
     from gendel.gan.baselines import baseline_deletion_mask
     from gendel.gan.checkpoints import data_fingerprint
@@ -240,7 +255,15 @@ def done(path, job, *, data_root=None):
 
 
 def run_baseline_job(job, results_dir=None, *, device=None, progress=True, data_root=None, command=None):
-    """Run one job of the baselines grid and write its result file (or return it when done)."""
+    """Run one job of the baselines grid and write its result file (or return it when done).
+
+    Examples
+    --------
+    >>> from gendel.gan.baselines import find_baseline_job
+    >>> r = run_baseline_job(find_baseline_job("tiny", "mnist-random-0.7-seed0"), "results")  # needs MNIST # doctest: +SKIP
+    >>> r["methods"]                                                                          # doctest: +SKIP
+    ['pre', 're', 'approx', 'oracle', 'finetune-1', 'control']
+    """
     from gendel.gan.devices import hardware, pick_device
     from gendel.gan.run import provenance, python_call
 
@@ -277,7 +300,15 @@ def _jsonable(value):
 
 
 def todo(profile, results, seeds=None):
-    """The jobs of the baselines grid ``profile`` (of ``seeds``) whose result in ``results`` is not done."""
+    """The jobs of the baselines grid ``profile`` (of ``seeds``) whose result in ``results`` is not done.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     [job.name for job in todo("tiny", tmp)]
+    ['mnist-even-0.7-seed0', 'mnist-random-0.7-seed0']
+    """
     return [j for j in baseline_jobs(profile, seeds) if done(result_path(j, results), j) is None]
 
 

@@ -341,6 +341,14 @@ class BaselineModels:
     classifier : LabelClassifier
     X, labels, deleted, test_X, test_labels, n_split, seconds
         As :class:`gendel.gan.experiment.TrainedModels`.
+
+    Examples
+    --------
+    >>> labels = np.arange(20) % 10
+    >>> models = BaselineModels(None, None, None, {}, None, None, None, np.zeros((20, 1, 28, 28)), labels,
+    ...                         labels == 0, None, None, n_split=20, seconds=0.0)
+    >>> int(models.deleted.sum()), training_cost(models, "oracle")
+    (2, (0.0, 0.0))
     """
 
     pretrained: object

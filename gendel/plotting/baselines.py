@@ -21,7 +21,13 @@ SUBTITLE = "<br><span style='font-size:13px;color:#444'>{}</span>"
 
 
 def method_color(method, methods):
-    """The colour of ``method`` among ``methods`` (fine-tuning budgets in order of their epochs)."""
+    """The colour of ``method`` among ``methods`` (fine-tuning budgets in order of their epochs).
+
+    Examples
+    --------
+    >>> method_color("approx", ["approx"]) == COLORS["D"], method_color("finetune-3", ["finetune-1", "finetune-3"])
+    (True, '#6B4423')
+    """
     if method.startswith("finetune-"):
         tuned = [m for m in methods if m.startswith("finetune-")]
         return FINETUNE_COLORS[tuned.index(method) % len(FINETUNE_COLORS)]
