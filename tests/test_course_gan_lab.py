@@ -72,9 +72,11 @@ def test_student_notebook_has_stubs_where_the_solutions_were():
     assert [s.splitlines()[0] for s in stubs] == [s.splitlines()[0] for s in solutions]
     text = STUDENT.read_text()
     for solution_only in ("np.isin(models.labels[~models.deleted]", "np.minimum(np.exp(models.vdm.log_ratio(Y_pre)), B)",
-                          "(1 + np.sum(null >= lr[key]))", "small_B = float(np.median", "power.rate:.2f"):
+                          "(1 + np.sum(null >= lr[key]))", "small_B = float(np.median", "power.rate:.2f",
+                          "gap closed {np.mean(gaps):.2f}"):
         assert solution_only in PAGE.read_text() and solution_only not in text, solution_only
-    assert text.count('NotImplementedError(\\"Exercise') == 2
+    # one stub per exercise of the page, each in place of its solution
+    assert text.count('NotImplementedError(\\"Exercise') == PAGE.read_text().count("```{exercise}") == 3
     assert "check.step6(quick_share, gap_closed)" in text and "(student version)" in text
     assert "solutions** version" not in text
     assert "models = train(job)" in text      # the training cell is given, not a step
