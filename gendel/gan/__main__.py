@@ -230,8 +230,9 @@ def build_parser():
             p.add_argument("--list", action="store_true", help="print the jobs of the baselines grid and stop")
             p.add_argument("--seeds", type=_at_least(0), nargs="+", help="run only the jobs of these seeds")
         p.add_argument("--results", help="folder of the result files (default: $GENDEL_CACHE_DIR/gan/<profile>-<hash>)")
+        folder = "gendel/gan/results/baselines/<profile>/" if name == "baselines" else "gendel/gan/results/<profile>/"
         p.add_argument("--store", action="store_true",
-                       help="write into the results stored with gendel (gendel/gan/results/<profile>/), read by the book")
+                       help=f"write into the results stored with gendel ({folder}), read by the book")
         if name == "seal":
             p.add_argument("--made-at", required=True, help="the git commit whose code made the results")
             continue
