@@ -11,7 +11,7 @@ noise, what the chapter's baselines page states:
   moves, pooled over the deletion sets per seed (the least-squares slope through 0 of
   δ(method) − δ(p̂) on δ(X ∖ X′) − δ(X)), mean over the seeds with a 90 % t interval;
 - three claims, each judged on every method by the same rule, doing nothing and re-training first
-  (:mod:`gendel.claims.base`: one-sided t tests over the seeds, Holm over the cases, the binomial count):
+  (``gendel.claims.base``: one-sided t tests over the seeds, Holm over the cases, the binomial count):
   :func:`claim_moves` (fewer deleted labels than p̂), :func:`claim_more_than_fast` (a larger shift than
   fast deletion, paired by seed) and :func:`claim_random_moves_nothing` (under random deletion of as many
   images, the even labels' mass stays within a margin of p̂'s, shown by two one-sided tests);
@@ -39,7 +39,7 @@ METHOD_NAMES = {"pre": "doing nothing (pre-trained p̂)", "re": "re-training fro
                 "control": "another training on X (control)"}
 #: The share of the even setting's exact shift within which random deletion counts as moving nothing.
 RANDOM_MARGIN = 0.25
-#: The statistic whose rejections :func:`rejection_table` counts.
+#: The statistic whose rejections :func:`rejection_rate` counts.
 TEST_STATISTIC = "lr"
 
 
@@ -189,7 +189,7 @@ def job_cpu_seconds(result, method, m=None):
 
 
 def cases(results):
-    """The results grouped by deletion set (:class:`BaselineCase`), in the grid's order; a set's
+    """The results grouped by deletion set (``BaselineCase``), in the grid's order; a set's
     seeds are those with a result of it.
 
     Examples

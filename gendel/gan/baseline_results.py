@@ -4,12 +4,12 @@ A job writes ``<results_dir>/<job name>.json`` (label counts, sampling and train
 the deletion test's statistics of every method, provenance) and an ``.npz`` beside it (32 samples
 of each method), atomically, with a checksum of their content. The results of the quick grid
 are stored with gendel in ``gendel/gan/results/baselines/<profile>/``, made by
-``python -m gendel.gan baselines --profile quick --store --parallel 2`` (:func:`remake_command`);
+``python -m gendel.gan baselines --profile quick --store --parallel 2`` (``remake_command``);
 a grid stopped midway leaves whole seeds, and the next run of the command adds the rest.
 
 :func:`load_baseline_result` refuses a file that is not a complete, unchanged result of its job
 (edited numbers, another job's arrays, a renamed file, a count that does not add up);
-:func:`done` adds today's data and code fingerprints (:func:`baseline_fingerprint`).
+``done`` adds today's data and code fingerprints (:func:`baseline_fingerprint`).
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ STORED_RESULTS_DIR = Path(__file__).parent / "results" / FOLDER
 
 def baseline_fingerprint():
     """The fingerprint (16 hex digits) of the code that decides the numbers of a result of the
-    baselines grid (:mod:`gendel.fingerprint`, from :data:`gendel.gan.baselines.STAGES` and the
+    baselines grid (``gendel.fingerprint``, from ``gendel.gan.baselines.STAGES`` and the
     models, Alg. 1 and the statistics they use).
 
     Examples

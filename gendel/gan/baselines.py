@@ -12,18 +12,18 @@ re-training from scratch on X ∖ X′ (p̂′). A job of the *baselines grid* r
 - ``finetune-k``: the pre-trained DCGAN trained further on X ∖ X′ for k epochs
   (:class:`gendel.gan.dcgan.FineTunedDCGAN`), the first thing an engineer would try;
 - ``control``: a second pre-trained DCGAN on X with a seed that no other model of the grid
-  uses (:func:`control_seed`): how far two trainings differ when nothing is deleted.
+  uses (``control_seed``): how far two trainings differ when nothing is deleted.
 
 For each method a pool of samples gives the label counts of Q2 (the first ``m_labels``) and the
 deletion test of Q3 (R sets of ``m_test``): LR and ASC of each set, with Ŷ ~ p̂ and
 ρ̂_ℰ, beside the same statistics of fresh samples of p̂ (the null distribution).
 
 The deletion settings are the paper's ``even`` and ``odd`` (the same X′ as the paper-protocol grid
-of :mod:`gendel.gan.experiment`) and ``random``: N′ images deleted at random across all labels,
+of ``gendel.gan.experiment``) and ``random``: N′ images deleted at random across all labels,
 N′ equal to the even setting's at the same λ, the negative control (no label should move).
 
 The sizes (epochs, widths, sample counts) are those of the paper-protocol profile of the same
-name (:mod:`gendel.gan.profiles`); a baselines profile adds its seeds, deletion sets and
+name (``gendel.gan.profiles``); a baselines profile adds its seeds, deletion sets and
 fine-tuning budgets. Results are written by :mod:`gendel.gan.baseline_results`.
 """
 
