@@ -16,8 +16,8 @@ noise, what the chapter's baselines page states:
   fast deletion, paired by seed) and :func:`claim_random_moves_nothing` (under random deletion of as many
   images, the even labels' mass stays within a margin of p̂'s, shown by two one-sided tests);
 - :func:`rejection_rate`: the share of the deletion test's sets of ``m_test`` samples that reject
-  "q = p̂" at 5 %, its critical value from fresh samples of p̂ of the same job, and the test's own
-  false-positive rate by leave-one-out on those samples.
+  "q = p̂" at 5 %, its critical value from fresh samples of p̂ of the same job (a rank-based critical
+  value: a further sample of p̂ exceeds it with probability at most 5 %, so the level needs no table).
 """
 
 from __future__ import annotations
@@ -89,19 +89,6 @@ def rejections(values, null):
     return float(np.mean(np.asarray(values, float) > null[k - 1]))
 
 
-def false_positive_rate(null):
-    """The test's own false-positive rate on fresh samples of p̂, by leave-one-out: each null value
-    against the critical value of the others (about 5 % when the calibration is right).
-
-    Examples
-    --------
-    >>> round(false_positive_rate(np.random.default_rng(0).normal(size=400)), 2) <= 0.08
-    True
-    """
-    null = np.asarray(null, float)
-    return float(np.mean([rejections(null[i:i + 1], np.delete(null, i)) for i in range(len(null))]))
-
-
 @dataclasses.dataclass(frozen=True)
 class BaselineCase:
     """The results of one deletion set over its seeds.
@@ -119,8 +106,6 @@ class BaselineCase:
         Method -> (seeds,) CPU seconds to forget (train what the method trains) and draw ``m`` samples.
     rejected : dict
         Method -> (seeds,) share of the test's sets that reject "q = p̂" (:func:`rejections`).
-    false_positive : ndarray
-        (seeds,) :func:`false_positive_rate` of each job.
 
     Examples
     --------
@@ -140,7 +125,6 @@ class BaselineCase:
     counts_kept: np.ndarray
     cpu: dict
     rejected: dict
-    false_positive: np.ndarray
 
     @property
     def label(self):
@@ -212,8 +196,7 @@ def cases(results):
             np.asarray(rs[0]["data"]["label_counts_X"]), np.asarray(rs[0]["data"]["label_counts_kept"]),
             {m: np.array([job_cpu_seconds(r, m) for r in rs]) for m in methods},
             {m: np.array([rejections(r["q3"]["statistics"][TEST_STATISTIC][m], n) for r, n in zip(rs, null)])
-             for m in methods if m != "pre"},
-            np.array([false_positive_rate(n) for n in null])))
+             for m in methods if m != "pre"}))
     return out
 
 
@@ -306,19 +289,17 @@ def median_cpu(case_list, method, *, settings=("even", "odd", "random")):
 
 def rejection_rate(case_list, method, *, random=False):
     """``(mean, standard error, jobs)`` of the share of the deletion test's sets that reject "q = p̂",
-    over the jobs of the even and odd sets (``random``: of the random ones); ``method="pre"``: the
-    test's own false-positive rate (leave-one-out).
+    over the jobs of the even and odd sets (``random``: of the random ones). NaN for ``"pre"``, whose
+    fresh samples are the null distribution itself.
 
     Examples
     --------
-    >>> mean, se, n = rejection_rate([toy_case(0.7, {"re": 1.0})], "pre")
-    >>> round(mean, 2), n
-    (0.05, 3)"""
+    >>> rejection_rate([toy_case(0.7, {"re": 1.0})], "re")     # the toy cases reject nothing
+    (0.0, 0.0, 3)"""
     chosen = [c for c in case_list if (c.setting == "random") == random]
     if method == "pre":
-        values = np.concatenate([c.false_positive for c in chosen] or [np.array([])])
-    else:
-        values = np.concatenate([c.rejected[method] for c in chosen] or [np.array([])])
+        return float("nan"), float("nan"), 0
+    values = np.concatenate([c.rejected[method] for c in chosen] or [np.array([])])
     if not len(values):
         return float("nan"), float("nan"), 0
     se = float(values.std(ddof=1) / np.sqrt(len(values))) if len(values) > 1 else float("nan")
@@ -455,7 +436,7 @@ def toy_case(lam, moved, *, seeds=(0, 1, 2), setting="even", m=5000, noise=0.002
     methods = tuple(dist)
     ones = {k: np.ones(len(seeds)) for k in methods}
     return BaselineCase("mnist", setting, lam, tuple(seeds), m, methods, dist, counts_X, kept, ones,
-                        {k: np.zeros(len(seeds)) for k in methods if k != "pre"}, np.full(len(seeds), 0.05))
+                        {k: np.zeros(len(seeds)) for k in methods if k != "pre"})
 
 
 __all__ = ["cases", "beta_table", "claim_moves", "claim_more_than_fast", "claim_random_moves_nothing",

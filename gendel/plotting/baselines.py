@@ -55,6 +55,8 @@ def cost_quality_figure(case_list, betas, *, title, subtitle=""):
     methods = [m for m in case_list[0].methods if m != "control"]
     fig = make_subplots(rows=1, cols=len(datasets), shared_yaxes=True, horizontal_spacing=0.06,
                         subplot_titles=[DATASET_NAMES.get(d, d) for d in datasets])
+    seconds = [median_cpu([c for c in case_list if c.dataset == d], m) for d in datasets for m in methods]
+    span = [np.log10(np.nanmin(seconds)) - 0.35, np.log10(np.nanmax(seconds)) + 0.35]  # room for the labels
     for col, d in enumerate(datasets, 1):
         chosen = [c for c in case_list if c.dataset == d and c.setting != "random"]
         for m in methods:
@@ -71,7 +73,8 @@ def cost_quality_figure(case_list, betas, *, title, subtitle=""):
                               "<br>%{x:.1f} CPU s<extra></extra>"), row=1, col=col)
         fig.add_hline(y=0, line=dict(color="#555555", dash="dot", width=1), row=1, col=col)
         fig.add_hline(y=1, line=dict(color="#555555", dash="dot", width=1), row=1, col=col)
-        fig.update_xaxes(type="log", title_text="CPU seconds to forget and draw the samples", row=1, col=col)
+        fig.update_xaxes(type="log", range=span, title_text="CPU seconds to forget and draw the samples", row=1,
+                         col=col)
     fig.update_yaxes(title_text="β: share of the data's shift moved", row=1, col=1)
     top, bottom = 110, 150
     fig.update_layout(height=560, margin=dict(l=70, r=20, t=top, b=bottom),
