@@ -53,11 +53,11 @@ def cost_quality_figure(case_list, betas, *, title, subtitle=""):
     """
     datasets = list(dict.fromkeys(c.dataset for c in case_list if c.setting != "random"))
     methods = [m for m in case_list[0].methods if m != "control"]
-    fig = make_subplots(rows=1, cols=len(datasets), shared_yaxes=True, horizontal_spacing=0.06,
-                        subplot_titles=[DATASET_NAMES.get(d, d) for d in datasets])
+    fig = make_subplots(rows=len(datasets), cols=1, shared_xaxes=True, vertical_spacing=0.1,
+                        subplot_titles=[DATASET_NAMES.get(d, d) for d in datasets])  # stacked: as wide as a phone
     seconds = [median_cpu([c for c in case_list if c.dataset == d], m) for d in datasets for m in methods]
-    span = [np.log10(np.nanmin(seconds)) - 0.35, np.log10(np.nanmax(seconds)) + 0.35]  # room for the labels
-    for col, d in enumerate(datasets, 1):
+    span = [np.log10(np.nanmin(seconds)) - 0.35, np.log10(np.nanmax(seconds)) + 0.6]  # room for the labels
+    for row, d in enumerate(datasets, 1):
         chosen = [c for c in case_list if c.dataset == d and c.setting != "random"]
         for m in methods:
             b = betas[(m, d)]
@@ -67,19 +67,19 @@ def cost_quality_figure(case_list, betas, *, title, subtitle=""):
             fig.add_trace(go.Scatter(
                 x=[x], y=[b.beta], error_y=err, mode="markers+text", text=[_short(m)],
                 textposition="top center" if m not in ("pre",) else "bottom center", textfont_size=11,
-                name=method_name(m), legendgroup=m, showlegend=col == 1,
+                name=method_name(m), legendgroup=m, showlegend=row == 1,
                 marker=dict(color=method_color(m, methods), size=10, symbol="diamond" if m == "pre" else "circle"),
                 hovertemplate=f"{method_name(m)}<br>β %{{y:.2f}} ± {b.halfwidth:.2f} (90 % t, {b.seeds} seeds)"
-                              "<br>%{x:.1f} CPU s<extra></extra>"), row=1, col=col)
-        fig.add_hline(y=0, line=dict(color="#555555", dash="dot", width=1), row=1, col=col)
-        fig.add_hline(y=1, line=dict(color="#555555", dash="dot", width=1), row=1, col=col)
-        fig.update_xaxes(type="log", range=span, title_text="CPU seconds to forget and draw the samples", row=1,
-                         col=col)
-    fig.update_yaxes(title_text="β: share of the data's shift moved", row=1, col=1)
-    top, bottom = 110, 150
-    fig.update_layout(height=560, margin=dict(l=70, r=20, t=top, b=bottom),
+                              "<br>%{x:.1f} CPU s<extra></extra>"), row=row, col=1)
+        fig.add_hline(y=0, line=dict(color="#555555", dash="dot", width=1), row=row, col=1)
+        fig.add_hline(y=1, line=dict(color="#555555", dash="dot", width=1), row=row, col=1)
+        fig.update_xaxes(type="log", range=span, row=row, col=1)
+        fig.update_yaxes(title_text="β", row=row, col=1)
+    fig.update_xaxes(title_text="CPU seconds to forget and draw the samples (log scale)", row=len(datasets), col=1)
+    top, bottom = 110, 190
+    fig.update_layout(height=220 * len(datasets) + top + bottom + 80, margin=dict(l=60, r=20, t=top, b=bottom),
                       title=dict(text=title + (SUBTITLE.format(subtitle) if subtitle else ""), font_size=15),
-                      legend=dict(orientation="h", yanchor="top", y=-0.22, x=0))
+                      legend=dict(orientation="h", yanchor="top", y=-0.16, x=0))
     return readable_figure(fig)
 
 
