@@ -260,6 +260,52 @@ def pooled_beta(case_list, method):
     return Beta(method, mean, t_halfwidth(se, df), len(slopes))
 
 
+def drift(case_list, method):
+    """``(mean, 90 % t half-width, seeds)`` of the change of the *even* labels' share that a method
+    makes on the even and the odd sets alike (whatever X′ is): per seed, the mean over λ of
+    (δ-shift on the even set − δ-shift on the odd set) / 2, δ measured on each set's deleted labels.
+    A deletion moves the even share down on even sets and up on odd ones, and cancels here; a bias
+    of the model (another training's, say) does not, while the pooled β cancels it instead.
+
+    Examples
+    --------
+    >>> c = [toy_case(lam, {"re": 1.0}, setting=s) for lam in (0.6, 0.8) for s in ("even", "odd")]
+    >>> round(drift(c, "re")[0], 4)
+    0.0
+    """
+    pairs = [(e, o) for e in case_list if e.setting == "even" for o in case_list
+             if o.setting == "odd" and (o.dataset, o.lam) == (e.dataset, e.lam)]
+    if not pairs:
+        return float("nan"), float("nan"), 0
+    seeds = sorted(set.intersection(*(set(e.seeds) & set(o.seeds) for e, o in pairs)))
+    values = [np.mean([(e.shift(method)[e.seeds.index(s)] - o.shift(method)[o.seeds.index(s)]) / 2 for e, o in pairs])
+              for s in seeds]
+    if not values:
+        return float("nan"), float("nan"), 0
+    mean, se, df, _, _ = t_test(values)
+    return mean, t_halfwidth(se, df), len(values)
+
+
+def sane(case_list, claim_fn):
+    """Whether a rule says what it must on the methods whose answer is known: it does not credit
+    doing nothing nor another training (the control), and credits re-training (or cannot judge yet,
+    with one seed). A rule that fails this says nothing about the other methods.
+
+    Examples
+    --------
+    >>> cs = [toy_case(lam, {"approx": 0.4, "re": 1.0, "control": 0.0}) for lam in (0.6, 0.7, 0.8, 0.9)]
+    >>> sane(cs, claim_moves)
+    True
+    >>> biased = [toy_case(lam, {"approx": 0.4, "re": 1.0, "control": 0.6}) for lam in (0.6, 0.7, 0.8, 0.9)]
+    >>> sane(biased, claim_moves)       # another training "moves" the labels: the rule cannot be used
+    False
+    """
+    credit = ("holds", "partly")
+    verdict = {m: claim_fn(case_list, m, rows=False).verdict for m in ("pre", "control", "re")}
+    return verdict["pre"] not in credit and verdict["control"] not in credit and \
+        (verdict["re"] in credit or verdict["re"] in ("one seed: not judged", "not tested"))
+
+
 def beta_table(case_list):
     """``{(method, dataset or "both"): Beta}`` for every method on each data set and on both.
 
@@ -439,5 +485,5 @@ def toy_case(lam, moved, *, seeds=(0, 1, 2), setting="even", m=5000, noise=0.002
                         {k: np.zeros(len(seeds)) for k in methods if k != "pre"})
 
 
-__all__ = ["cases", "beta_table", "claim_moves", "claim_more_than_fast", "claim_random_moves_nothing",
+__all__ = ["cases", "beta_table", "drift", "sane", "claim_moves", "claim_more_than_fast", "claim_random_moves_nothing",
            "rejection_rate", "median_cpu", "method_name"]

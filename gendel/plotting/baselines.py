@@ -113,7 +113,7 @@ def random_deletion_figure(case_list, *, title, subtitle=""):
     labels = list(dict.fromkeys(f"{r[1]}: {_short(r[2])}" for r in rows))
     position = {key: len(labels) - 1 - i for i, key in enumerate(labels)}
     fig = go.Figure()
-    fig.add_vrect(x0=-RANDOM_MARGIN, x1=RANDOM_MARGIN, fillcolor="#DDDDDD", opacity=0.5, line_width=0)
+    fig.add_vrect(x0=-RANDOM_MARGIN, x1=RANDOM_MARGIN, fillcolor="#DDDDDD", opacity=0.5, line_width=0, layer="below")
     for kind, colour, offset, symbol in (("random deletion", "#3B3B3B", 0.15, "circle"),
                                          ("even deletion of the same size", "#B2182B", -0.15, "square")):
         chosen = [r for r in rows if r[0] == kind]
@@ -130,13 +130,13 @@ def random_deletion_figure(case_list, *, title, subtitle=""):
                                                + "</extra>"))
     for x in (0.0, 1.0):
         fig.add_vline(x=x, line=dict(color="#555555", dash="dot", width=1))
-    height = 200 + 26 * len(labels)
+    height = 250 + 26 * len(labels)
     fig.update_yaxes(tickvals=list(range(len(labels))), ticktext=labels[::-1], range=[-0.6, len(labels) - 0.4])
-    fig.update_xaxes(title_text="labels moved, as a share of an even deletion's shift of the same size",
+    fig.update_xaxes(title_text="fewer even labels, as a share of an even deletion's shift of the same size",
                      zeroline=False)
-    fig.update_layout(height=height, margin=dict(l=230, r=20, t=110, b=60),
+    fig.update_layout(height=height, margin=dict(l=210, r=20, t=110, b=110),
                       title=dict(text=title + (SUBTITLE.format(subtitle) if subtitle else ""), font_size=15),
-                      legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0))
+                      legend=dict(orientation="h", yanchor="top", y=-60 / (height - 170), x=0))
     return readable_figure(fig)
 
 
