@@ -76,3 +76,12 @@ def test_the_stored_grid_s_rules_say_no_to_doing_nothing():
     assert C.claim_more_than_fast(cases, "pre", rows=False).verdict not in ("holds", "partly")
     assert C.claim_moves(cases, "pre", rows=False).verdict not in ("holds", "partly")
     assert C.pooled_beta(cases, "re").beta > 0.5 > abs(C.pooled_beta(cases, "pre").beta)
+
+
+def test_the_paired_beta_rule_says_no_for_doing_nothing_and_yes_for_re_training():
+    cases = [C.toy_case(lam, {"approx": 0.4, "re": 1.0, "finetune-1": 0.4, "control": 0.0}, setting=s)
+             for lam in (0.6, 0.8) for s in ("even", "odd")]
+    assert C.claim_beta_more_than_fast(cases, "pre", rows=False).verdict == "does not hold"
+    assert C.claim_beta_more_than_fast(cases, "re", rows=False).verdict == "holds"
+    assert C.claim_beta_more_than_fast(cases, "finetune-1", rows=False).verdict not in ("holds", "partly")
+    assert C.sane(cases, C.claim_beta_more_than_fast)
