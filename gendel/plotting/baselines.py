@@ -73,7 +73,8 @@ def cost_quality_figure(case_list, betas, *, title, subtitle=""):
                               "<br>%{x:.1f} CPU s<extra></extra>"), row=row, col=1)
         fig.add_hline(y=0, line=dict(color="#555555", dash="dot", width=1), row=row, col=1)
         fig.add_hline(y=1, line=dict(color="#555555", dash="dot", width=1), row=row, col=1)
-        fig.update_xaxes(type="log", range=span, row=row, col=1)
+        ticks = [t for t in (0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000) if span[0] <= np.log10(t) <= span[1]]
+        fig.update_xaxes(type="log", range=span, tickvals=ticks, ticktext=[f"{t:g}" for t in ticks], row=row, col=1)
         fig.update_yaxes(title_text="β", row=row, col=1)
     fig.update_xaxes(title_text="CPU seconds to forget and draw the samples (log scale)", row=len(datasets), col=1)
     top, bottom = 110, 190
