@@ -24,7 +24,8 @@ from gendel.deletion_test.stats import PAPER_STATISTICS
 from gendel.gan.baselines import (BASELINE_VERSION, baseline_jobs, check_baseline_job, get_baseline_profile,
                                   make_baseline_result)
 from gendel.gan.profiles import Job
-from gendel.gan.results import DamagedResult, _read_arrays, _read_record, stored_results_dir, write_record
+from gendel.gan.results import (DamagedResult, _jsonable, _read_arrays, _read_record, stored_results_dir,
+                                 write_record)
 
 #: Modules that only keep records of the baselines grid (not followed by the fingerprint).
 BOOKKEEPING_MODULES = ("gendel.gan.results", "gendel.gan.baseline_results", "gendel.gan.__main__", "gendel.gan.grid")
@@ -285,18 +286,6 @@ def run_baseline_job(job, results_dir=None, *, device=None, progress=True, data_
     path.parent.mkdir(parents=True, exist_ok=True)
     write_record(record, arrays, path)
     return load_baseline_result(path, job)
-
-
-def _jsonable(value):
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    if isinstance(value, np.generic):
-        return value.item()
-    return value
 
 
 def todo(profile, results, seeds=None):
