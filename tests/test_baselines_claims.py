@@ -85,3 +85,76 @@ def test_the_paired_beta_rule_says_no_for_doing_nothing_and_yes_for_re_training(
     assert C.claim_beta_more_than_fast(cases, "re", rows=False).verdict == "holds"
     assert C.claim_beta_more_than_fast(cases, "finetune-1", rows=False).verdict not in ("holds", "partly")
     assert C.sane(cases, C.claim_beta_more_than_fast)
+
+
+# --------------------------------------------------------------------------------------------
+# The paper-protocol claims on the baselines grid (five seeds, controls of their own)
+
+
+def _view():
+    pytest.importorskip("torch")
+    from gendel.gan.baseline_results import as_job_results, stored_baseline_results
+
+    raw = stored_baseline_results("quick")
+    return raw, as_job_results(raw)
+
+
+def test_the_view_keeps_the_even_and_odd_jobs_with_their_own_numbers_and_controls():
+    raw, view = _view()
+    paper = [r for r in raw if r["job"]["setting"] != "random"]
+    assert len(view) == len(paper) and {r.setting for r in view} == {"even", "odd"}
+    for r, v in zip(paper, view):
+        assert v.name == r["job"]["name"]
+        for model in ("pre", "re", "approx", "control"):
+            assert list(v.labels[model]) == list(r["labels"][model])
+        for stat, by_method in r["q3"]["statistics"].items():
+            for side, method in (("h0", "pre"), ("h1", "re"), ("control", "control")):
+                assert np.array_equal(v.statistic(stat)[side], np.asarray(by_method[method], float))
+            assert v.q3["ks"][stat] == {"h1": r["q3"]["ks"][stat]["re"], "control": r["q3"]["ks"][stat]["control"]}
+        # the control is a GAN of its own: a seed no pre-trained or re-trained model of the grid has
+        assert r["job"]["control_seed"] not in {x["job"]["seed"] for x in raw}
+
+
+def test_the_claims_refuse_to_pool_the_view_with_the_paper_protocol_grid():
+    from gendel.claims.base import CannotPool
+    from gendel.claims.gan import check_poolable
+    from gendel.gan.results import stored_results
+
+    _, view = _view()
+    with pytest.raises(CannotPool, match="profiles"):
+        check_poolable(view[:2] + stored_results("quick")[-2:])
+
+
+def test_on_the_view_close_to_retrained_tells_doing_nothing_from_retraining():
+    """The rules keep saying no on the second grid: a fresh sample of p̂ in place of the approximated
+    model is not called close to p̂′; a fresh sample of p̂′ is, in most deletion sets."""
+    import dataclasses
+
+    from gendel.claims.gan_q2 import claim_close_to_retrained, claim_fewer_deleted_labels
+    from gendel.gan.summaries import label_summary
+
+    _, view = _view()
+    rng = np.random.default_rng(0)
+
+    def swapped(model):
+        return [dataclasses.replace(r, labels={**r.labels, "approx": rng.multinomial(
+            int(r.profile["m_labels"]), r.distribution(model))}) for r in view]
+
+    nothing = label_summary(swapped("pre"))
+    assert claim_close_to_retrained(nothing).verdict not in ("holds", "partly")
+    assert claim_fewer_deleted_labels(nothing).verdict not in ("holds", "partly")
+    retrained = claim_close_to_retrained(label_summary(swapped("re")))
+    assert retrained.details["passed"] >= 12 and retrained.verdict in ("holds", "partly")
+
+
+def test_grid_agreement_compares_only_claims_judged_on_both_and_refuses_other_claims():
+    from gendel.claims.base import Claim
+    from gendel.claims.gan import agreement_sentence, grid_agreement
+
+    a = [Claim("x", "x", "", "", "holds"), Claim("y", "y", "", "", ONE_SEED)]
+    b = [Claim("x", "x", "", "", "partly"), Claim("y", "y", "", "", "holds")]
+    g = grid_agreement(a, b)
+    assert g["judged"] == ["x"] and g["same"] == [] and g["differ"][0][2:] == ("holds", "partly")
+    assert agreement_sentence(a, a).endswith("1 of the 1 claims judged on both.")
+    with pytest.raises(ValueError, match="same claims"):
+        grid_agreement(a, b[::-1])

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 
-from gendel.claims.base import CannotPool
+from gendel.claims.base import ONE_SEED, CannotPool
 from gendel.claims.gan_q2 import (claim_close_to_retrained, claim_fast, claim_fewer_deleted_labels,
                                   claim_odd_variance_higher)
 from gendel.claims.gan_q3 import (claim_fashion_harder, claim_fashion_lambda, claim_lr_better_than_asc,
@@ -86,4 +86,60 @@ def claims(results):
             claim_fashion_harder(ks), claim_fast(costs(results), s)]
 
 
-__all__ = ["check_poolable", "claims"]
+#: Verdicts that judge nothing: a claim with one of these on either grid is not compared.
+_UNJUDGED = (ONE_SEED, "not tested")
+
+
+def grid_agreement(first, second):
+    """Which claims two grids judge alike: ``first`` and ``second`` are what :func:`claims` returns
+    on each (the same claims, in the same order). A claim is compared only where both grids judge
+    it (not "one seed: not judged", not "not tested").
+
+    Returns
+    -------
+    dict
+        ``judged`` (the keys compared), ``same`` (the keys with one verdict on both) and ``differ``
+        (``(key, text, first verdict, second verdict)`` per claim whose verdicts differ).
+
+    Examples
+    --------
+    >>> from gendel.claims.base import Claim
+    >>> a = [Claim("x", "x", "", "", "holds"), Claim("y", "y", "", "", "partly"), Claim("z", "z", "", "", "not tested")]
+    >>> b = [Claim("x", "x", "", "", "holds"), Claim("y", "y", "", "", "does not hold"), Claim("z", "z", "", "", "holds")]
+    >>> agreement = grid_agreement(a, b)
+    >>> agreement["judged"], agreement["same"], agreement["differ"]
+    (['x', 'y'], ['x'], [('y', 'y', 'partly', 'does not hold')])
+    """
+    first, second = list(first), list(second)
+    if [c.key for c in first] != [c.key for c in second]:
+        raise ValueError(f"grid_agreement compares the same claims on two grids, in one order; got "
+                         f"{[c.key for c in first]} and {[c.key for c in second]}")
+    pairs = [(a, b) for a, b in zip(first, second) if a.verdict not in _UNJUDGED and b.verdict not in _UNJUDGED]
+    return {"judged": [a.key for a, _ in pairs], "same": [a.key for a, b in pairs if a.verdict == b.verdict],
+            "differ": [(a.key, a.text, a.verdict, b.verdict) for a, b in pairs if a.verdict != b.verdict]}
+
+
+def agreement_sentence(first, second, names=("the first grid", "the second grid")):
+    """One sentence on :func:`grid_agreement`: how many of the claims judged on both grids get one
+    verdict, and for each other claim its verdict on each.
+
+    Examples
+    --------
+    >>> from gendel.claims.base import Claim
+    >>> a = [Claim("x", "x grows", "", "", "holds"), Claim("y", "y shrinks", "", "", "partly")]
+    >>> b = [Claim("x", "x grows", "", "", "holds"), Claim("y", "y shrinks", "", "", "does not hold")]
+    >>> agreement_sentence(a, b, ("three seeds", "five seeds"))
+    'The two grids give the same verdict on 1 of the 2 claims judged on both; they differ on y shrinks (three seeds: partly; five seeds: does not hold).'
+    """
+    g = grid_agreement(first, second)
+    n, same = len(g["judged"]), len(g["same"])
+    if n == 0:
+        return "No claim is judged on both grids."
+    head = f"The two grids give the same verdict on {same} of the {n} claims judged on both"
+    if not g["differ"]:
+        return head + "."
+    parts = [f"{text} ({names[0]}: {a}; {names[1]}: {b})" for _, text, a, b in g["differ"]]
+    return head + "; they differ on " + "; ".join(parts) + "."
+
+
+__all__ = ["agreement_sentence", "check_poolable", "claims", "grid_agreement"]

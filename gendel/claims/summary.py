@@ -26,6 +26,9 @@ SYNTHETIC_EVIDENCE = {
     "Q3": ("synthetic/q3_deletion_test", "q3-claims", "2-D chapter, Q3: claims"),
 }
 #: The page and section of each claim of the GAN half (by its key), as in the GAN chapter.
+#: How the closing table names a GAN row's results (another key of ``gan`` names itself).
+_GAN_GROUPS = {"quick": "quick profile", "gpu": "gpu profile", "baselines": "baselines grid, 5 seeds"}
+
 GAN_EVIDENCE = {
     **dict.fromkeys(("fewer_deleted_labels", "close_to_retrained", "odd_variance_higher"),
                     ("gan/q2_fast_deletion", "gan-q2-claims", "GAN chapter, Q2: claims")),
@@ -158,7 +161,7 @@ def table(rows, half=None):
     for r in rows:
         if half is not None and r.half != half:
             continue
-        group = f"{r.group} profile: " if r.half == "GAN" else (f"{r.group}: " if r.group else "")
+        group = f"{_GAN_GROUPS.get(r.group, r.group)}: " if r.half == "GAN" else (f"{r.group}: " if r.group else "")
         out.append([group + r.claim.text, f"**{r.claim.verdict}**", r.claim.where, r.claim.numbers, r.evidence()])
     return out
 

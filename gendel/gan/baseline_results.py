@@ -334,4 +334,50 @@ def stored_baseline_results(profile="quick"):
     return sorted(results, key=lambda r: order.get(r["job"]["name"], len(order)))
 
 
-__all__ = ["baseline_fingerprint", "load_baseline_result", "run_baseline_job", "stored_baseline_results"]
+#: The models of a baselines result that the paper-protocol claims read (:func:`as_job_results`).
+_PROTOCOL_MODELS = ("pre", "re", "approx", "control")
+
+
+def as_job_results(results):
+    """The even and odd results of the baselines grid as :class:`~gendel.gan.results.JobResult`, so
+    that the paper-protocol claims (:func:`gendel.claims.gan.claims`) judge them by the same rules:
+    five seeds, and controls that share no model (the control of seed s has seed 1000 + s).
+
+    Each keeps the models ``pre``, ``re``, ``approx`` (Alg. 1 with the VDM ratio, B = 10) and
+    ``control``, and Q3's statistics with ``h0`` the pre-trained model's test sets, ``h1`` the
+    re-trained model's and ``control`` the control's (``R`` = the grid's test sets, 20 in quick).
+    Random-deletion jobs and the other methods are left out; there are no per-epoch curves and no
+    re-weighted pools (``curves`` and ``reweighted`` are None), so the claim on Alg. 1's speed is not
+    judged on them. The profile is named ``"<profile>-baselines"`` so that the claims refuse to pool
+    these with the paper-protocol grid's results.
+
+    Examples
+    --------
+    >>> view = as_job_results(stored_baseline_results("quick"))
+    >>> sorted(view[0].labels), sorted(view[0].statistic("lr")), view[0].profile["name"]
+    (['approx', 'control', 'pre', 're'], ['control', 'h0', 'h1'], 'quick-baselines')
+    """
+    from gendel.gan.results import JobResult
+
+    out = []
+    for r in results:
+        j = r["job"]
+        if j["setting"] == "random":
+            continue
+        q3 = r["q3"]
+        sides = {"h0": "pre", "h1": "re", "control": "control"}
+        statistics = {k: {side: np.asarray(v[m], float) for side, m in sides.items()}
+                      for k, v in q3["statistics"].items()}
+        ks = {k: {"h1": float(v["re"]), "control": float(v["control"])} for k, v in q3["ks"].items()}
+        profile = dict(r["profile"]["sizes"]) | {"name": f"{j['profile']}-baselines", "seeds": r["profile"]["seeds"]}
+        out.append(JobResult(
+            version=r["version"], job=Job(j["profile"], j["dataset"], j["setting"], j["lam"], j["seed"]),
+            profile=profile, provenance=r["provenance"], data=r["data"], classifier=r["classifier"],
+            labels={m: np.asarray(r["labels"][m]) for m in _PROTOCOL_MODELS}, sampling=r["sampling"],
+            reweighted=None, q3={"m": q3["m"], "R": q3["R"], "statistics": statistics, "ks": ks}, curves=None,
+            timings={}, losses={}, arrays={}))
+    return out
+
+
+__all__ = ["as_job_results", "baseline_fingerprint", "load_baseline_result", "run_baseline_job",
+           "stored_baseline_results"]
