@@ -180,3 +180,40 @@ def test_quick_pages_run_all(name, live_kernel):
                          ids=[i for i in PAGE_IDS if i not in QUICK])
 def test_every_page_runs_all(path, live_kernel):
     check_ran(path, run_all(path))
+
+
+# --------------------------------------------------------------------------------------------
+# Exercise and equation numbers: the notebooks give the numbers the book shows
+
+
+def test_the_notebooks_number_exercises_and_equations_as_the_book_does():
+    """Numbers read off a built book (Sphinx numbers per chapter of the numbered parts, and with one
+    counter over the course pages, which are outside them): the GAN chapter is chapter 4, the lab's
+    three exercises are 1–3 and the GAN lab's continue at 4; the lab's six equations are (1)–(6)
+    and the GAN lab's (7)–(12)."""
+    from gendel.book.lab_notebook import book_labels, book_numbering
+
+    labels = book_labels(REPO)
+    assert labels["ex-dre-derive"][1] == "Exercise 2.1"
+    assert labels["ex-gan-bound-one"][1] == "Exercise 4.4"
+    assert [labels[k][1] for k in ("ex-lab-knn", "ex-lab-repeats", "ex-lab-type-one")] == [f"Exercise {n}" for n in (1, 2, 3)]
+    numbering = book_numbering(REPO)
+    assert numbering[(REPO / "book/course/gan_lab.md").resolve()] == ("", {"Exercise": 3, "Equation": 6})
+    assert numbering[(REPO / "book/theory/approximation.md").resolve()][0] == "7"
+    student = json.loads((REPO / "book/course/gan_lab_student.ipynb").read_text())
+    text = "".join("".join(c["source"]) for c in student["cells"])
+    assert "**Exercise 4**" in text and "\\tag{7}" in text and "**Exercise 1**" not in text
+
+
+@pytest.mark.book
+def test_the_notebooks_exercise_and_equation_numbers_are_those_of_the_built_book(book_html):
+    from gendel.book.lab_notebook import _LABELLED_MATH, book_numbering
+
+    for page, (prefix, before) in book_numbering(REPO).items():
+        html = book_html / page.relative_to(REPO).with_suffix(".html")
+        if not html.exists():
+            continue
+        shown = re.findall(r'class="eqno">\(([0-9.]+)\)', html.read_text())
+        n = len(_LABELLED_MATH.findall(page.read_text()))
+        expected = [f"{prefix}.{before['Equation'] + k}" if prefix else str(before["Equation"] + k) for k in range(1, n + 1)]
+        assert shown == expected, page

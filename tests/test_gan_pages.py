@@ -30,7 +30,8 @@ PAGES = ("book/gan/q2_fast_deletion.md", "book/gan/q3_deletion_test.md", "book/d
 
 
 def stored_subset(tmp_path, seeds):
-    """A folder of stored results: the quick results of ``seeds`` only, the gpu and tiny results whole."""
+    """A folder of stored results: the quick results of ``seeds`` only, and the baselines grid's of the
+    same seeds (the pages judge its even and odd jobs as a second grid); the gpu and tiny results whole."""
     root = tmp_path / f"stored-{'-'.join(map(str, seeds))}"
     for name in ("gpu", "tiny"):
         shutil.copytree(STORED_RESULTS / name, root / name)
@@ -39,6 +40,10 @@ def stored_subset(tmp_path, seeds):
         if r.seed in seeds:
             for suffix in (".json", ".npz"):
                 shutil.copy(STORED_RESULTS / "quick" / f"{r.name}{suffix}", root / "quick")
+    (root / "baselines" / "quick").mkdir(parents=True)
+    for path in (STORED_RESULTS / "baselines" / "quick").iterdir():
+        if int(path.stem.rsplit("seed", 1)[1]) in seeds:
+            shutil.copy(path, root / "baselines" / "quick")
     return root
 
 

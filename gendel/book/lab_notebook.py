@@ -120,11 +120,12 @@ def _plain_title(text):
     return re.sub(r"[*`]", "", _ROLE.sub(words, text)).strip()
 
 
-def page_labels(page, text=None):
+def page_labels(page, text=None, numbering=None):
     """The MyST labels that a page defines, as ``{label: (words, anchor)}``: a section's target
     ``(label)=`` (its heading), an exercise (``Exercise n``), a theorem-like block of sphinx-proof
     (``Theorem (its title)``), a figure (``Figure n``) and a labelled equation (``(n)``), numbered
-    in the order of the page.
+    in the order of the page; with ``numbering`` (the page's entry of :func:`book_numbering`),
+    exercises and equations get the numbers the book build gives them (``Exercise 4.2``, ``(1.3)``).
 
     Examples
     --------
@@ -150,11 +151,76 @@ def page_labels(page, text=None):
         counts[kind] = counts.get(kind, 0) + 1
         if not label:
             continue
-        words = f"{kind} {counts[kind]}" if kind in ("Exercise", "Figure") else kind + (f" ({arg})" if arg else "")
+        if kind == "Exercise":
+            words = f"Exercise {_numbered(numbering, 'Exercise', counts[kind])}"
+        elif kind == "Figure":
+            words = f"Figure {counts[kind]}"
+        else:
+            words = kind + (f" ({arg})" if arg else "")
         labels[label] = (words, label)
     for n, m in enumerate(_LABELLED_MATH.finditer(text), 1):
-        labels[m["label"]] = (f"({n})", f"equation-{m['label']}")
+        labels[m["label"]] = (f"({_numbered(numbering, 'Equation', n)})", f"equation-{m['label']}")
     return labels
+
+
+def _numbered(numbering, kind, n):
+    """The book's number of the ``n``-th ``kind`` of a page whose :func:`book_numbering` entry is ``numbering``."""
+    if numbering is None:
+        return str(n)
+    prefix, before = numbering
+    return f"{prefix}.{before.get(kind, 0) + n}" if prefix else str(before.get(kind, 0) + n)
+
+
+def _counted(text):
+    """How many exercises and labelled equations a page's text holds (what the book build numbers)."""
+    exercises = sum(m["name"] == "exercise" for m in _LABELLED.finditer(text))
+    return {"Exercise": exercises, "Equation": len(_LABELLED_MATH.findall(text))}
+
+
+def book_numbering(root):
+    """Where the book build's numbers of exercises and equations start on each page:
+    ``{page: (prefix, {"Exercise": before, "Equation": before})}``. The build numbers them per
+    chapter in the numbered parts of ``_toc.yml``, the chapter's sections included and the chapters
+    counted over all numbered parts ("Exercise 4.2": the second of chapter 4), and with one counter
+    over the pages outside them ("Exercise 5"). Empty where ``root`` has no ``_toc.yml``.
+
+    Examples
+    --------
+    >>> from gendel.book.install import ROOT
+    >>> numbering = book_numbering(ROOT)
+    >>> numbering[(ROOT / "book/gan/vdm.md").resolve()][0], numbering[(ROOT / "book/course/lab.md").resolve()]
+    ('4', ('', {'Exercise': 0, 'Equation': 0}))
+    """
+    import yaml
+
+    root = Path(root)
+    toc_file = root / "_toc.yml"
+    if not toc_file.is_file():
+        return {}
+    toc = yaml.safe_load(toc_file.read_text()) or {}
+    out, counters, chapter = {}, {}, 0
+
+    def visit(name, prefix):
+        page = (root / name).with_suffix(".md").resolve()
+        if not page.is_file():
+            return
+        out[page] = (prefix, {kind: counters.get((kind, prefix), 0) for kind in ("Exercise", "Equation")})
+        for kind, n in _counted(page.read_text()).items():
+            counters[(kind, prefix)] = counters.get((kind, prefix), 0) + n
+
+    def walk(entries, prefix):
+        for entry in entries or []:
+            if "file" in entry:
+                visit(entry["file"], prefix)
+            walk(entry.get("sections"), prefix)
+
+    visit(toc["root"], "")
+    for part in toc.get("parts", []):
+        for entry in part.get("chapters") or []:
+            if part.get("numbered"):
+                chapter += 1
+            walk([entry], str(chapter) if part.get("numbered") else "")
+    return out
 
 
 def book_labels(root):
@@ -170,10 +236,11 @@ def book_labels(root):
     ('framework.md', 'Algorithm', 'alg-rejection-sampling')
     """
     found = {}
+    numbering = book_numbering(root)
     for page in sorted((Path(root) / "book").rglob("*.md")):
         if {"_vendor", ".ipynb_checkpoints", "_build"} & set(page.parts):
             continue
-        for label, (words, anchor) in page_labels(page).items():
+        for label, (words, anchor) in page_labels(page, numbering=numbering.get(page.resolve())).items():
             found[label] = (page.resolve(), words, anchor)
     return found
 
@@ -209,12 +276,13 @@ class _Context:
     roles become ``{{name:format}}`` placeholders for :meth:`gendel.book.PageSetup.show`."""
 
     def __init__(self, page, book_url="", macros=None, bibfile=None, exercises=(), equations=(), root=None,
-                 labels=None, glue=False):
+                 labels=None, glue=False, numbering=None):
         self.page, self.book_url, self.macros = Path(page), book_url.rstrip("/"), dict(macros or {})
         self.root = Path(root) if root else _clone_root(self.page)
         self.bibfile = Path(bibfile) if bibfile else self.root / "book" / "references.bib"
-        self.exercises = {label: n for n, label in enumerate(exercises, 1)}
-        self.equations = {label: n for n, label in enumerate(equations, 1)}
+        # the page's exercises in order (None for one without a label: it takes a number all the same)
+        self.exercises = {label: _numbered(numbering, "Exercise", n) for n, label in enumerate(exercises, 1) if label}
+        self.equations = {label: _numbered(numbering, "Equation", n) for n, label in enumerate(equations, 1)}
         self.labels, self.glue = dict(labels or {}), glue
 
     @classmethod
@@ -234,10 +302,15 @@ class _Context:
         if config.is_file():
             sphinx = (yaml.safe_load(config.read_text()) or {}).get("sphinx", {}).get("config", {})
             macros = ((sphinx.get("mathjax3_config") or {}).get("tex") or {}).get("macros") or {}
-        exercises = re.findall(r"\{exercise\}[^\n]*\n(?::[\w-]+:[^\n]*\n)*?:label:[ \t]*([\w-]+)", markdown)
+        exercises = []
+        for m in _LABELLED.finditer(markdown):
+            if m["name"] == "exercise":
+                label = re.search(r"^:label:[ \t]*([\w-]+)", m["options"], re.M)
+                exercises.append(label.group(1) if label else None)
+        numbering = book_numbering(root).get(page.resolve())
         return cls(page, read_book_address(config), macros, exercises=exercises,
                    equations=[m.group("label") for m in _LABELLED_MATH.finditer(markdown)], root=root,
-                   labels=labels, glue=glue)
+                   labels=labels, glue=glue, numbering=numbering)
 
     def url(self, target, anchor=""):
         """The address of the rendered page ``target`` (a path relative to this page, or absolute)."""
