@@ -80,7 +80,7 @@ def stages(profile="quick"):
     """Wall and CPU seconds of each stage and training of a profile's stored results (or, for a
     profile with none stored, of its results in the cache)."""
     from gendel.gan import summaries
-    from gendel.gan.results import load_results, provenance_summary, stored_results
+    from gendel.gan.result_files import load_results, provenance_summary, stored_results
 
     try:
         results = stored_results(profile)

@@ -21,7 +21,7 @@ import argparse
 import numpy as np
 
 from gendel.gan.profiles import get_profile
-from gendel.gan.results import stored_results
+from gendel.gan.result_files import stored_results
 
 
 def main(argv=None):

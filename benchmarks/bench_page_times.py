@@ -50,7 +50,7 @@ from gendel.book.cells import find_cells, first_code_line
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "book" / "course" / "page_times.json"
 CPU_TAG = "GENDEL_BENCH_CPU_SECONDS"
-# Pages that read the GAN results stored with gendel (gendel.gan.results.stored_results); the chapter's
+# Pages that read the GAN results stored with gendel (gendel.gan.result_files.stored_results); the chapter's
 # first page also trains the tiny profile.
 # Pages whose run time benchmarks/bench_course_times.py measures (cold and warm): one figure per task.
 COURSE_PAGES = ["book/course/gan_lab"]

@@ -271,7 +271,7 @@ REGISTRY = "gendel.deletion_test.stats"
 OLD_SPELLINGS = {"LR", "log", "tlogt", "hellinger", "ASC log", "ASC tlogt", "ASC t log t", "ASC Hellinger", "MMD"}
 #: Tables of statistic names that stay, with why: module.name -> reason.
 ALLOWED_TABLES = {
-    "gendel.gan.results._V1_STATISTICS": "reads result files written with the names used before the registry",
+    "gendel.gan.result_files._V1_STATISTICS": "reads result files written with the names used before the registry",
 }
 
 

@@ -327,7 +327,7 @@ def test_the_report_refuses_zero_seconds_and_an_empty_list_by_name():
     pytest.importorskip("torch")
     from gendel.gan import summaries
 
-    from gendel.gan.results import provenance_summary
+    from gendel.gan.result_files import provenance_summary
 
     c = summaries.Cost("mnist", "even", 0.7, 0, "cpu", 100, np.array([[10.0, 0.5], [20.0, 0.3]]),
                     np.array([[0.0, 0.45], [0.0, 0.25]]), 0.0)

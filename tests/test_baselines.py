@@ -44,7 +44,7 @@ from gendel.gan.images import label_deletion_mask  # noqa: E402
 from gendel.gan.labels import class_reweighted  # noqa: E402
 from gendel.gan.networks import Generator  # noqa: E402
 from gendel.gan.profiles import PROFILES, Job, jobs  # noqa: E402
-from gendel.gan.results import DamagedResult, _read_arrays, write_record  # noqa: E402
+from gendel.gan.result_files import DamagedResult, _read_arrays, write_record  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 TINY_JOBS = baseline_jobs("tiny")
@@ -319,7 +319,7 @@ def test_the_protocol_fingerprint_does_not_cover_the_baselines_code():
                  "gendel.gan.experiment.pretrained_model", "gendel.gan.experiment.deletion_mask",
                  "gendel.gan.dcgan.DCGAN.fit", "gendel.core.deletion.ApproximateDeletion.steps"):
         assert name in baselines, name
-    for name in ("gendel.gan.baseline_results.load_baseline_result", "gendel.gan.results.write_record",
+    for name in ("gendel.gan.baseline_results.load_baseline_result", "gendel.gan.result_files.write_record",
                  "gendel.gan.run.provenance"):
         assert name not in baselines, name
     assert B.baseline_fingerprint() != run_module.code_fingerprint()

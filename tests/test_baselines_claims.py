@@ -118,7 +118,7 @@ def test_the_view_keeps_the_even_and_odd_jobs_with_their_own_numbers_and_control
 def test_the_claims_refuse_to_pool_the_view_with_the_paper_protocol_grid():
     from gendel.claims.base import CannotPool
     from gendel.claims.gan import check_poolable
-    from gendel.gan.results import stored_results
+    from gendel.gan.result_files import stored_results
 
     _, view = _view()
     with pytest.raises(CannotPool, match="profiles"):

@@ -371,7 +371,7 @@ def test_a_damaged_gan_result_is_reported_and_the_job_runs_again(tmp_path, monke
     pytest.importorskip("torch")
     from gendel.gan.profiles import jobs
     from gendel.gan import run as run_module
-    from gendel.gan.results import result_path
+    from gendel.gan.result_files import result_path
 
     job = jobs("tiny")[0]
     path = result_path(job, tmp_path)

@@ -449,7 +449,7 @@ def test_fast_keeps_each_cases_speed_p_and_holm_is_monotone_with_doing_nothing_b
 
 def _quick():
     pytest.importorskip("torch")
-    from gendel.gan.results import stored_results
+    from gendel.gan.result_files import stored_results
 
     return stored_results("quick")
 
@@ -568,7 +568,7 @@ def test_a_case_of_one_seed_reads_not_judged_like_its_claim():
     profile) has the claim's words "one seed: not judged", never "within noise"."""
     from gendel.claims.base import ONE_SEED
     from gendel.claims.gan import claims as gan_claims
-    from gendel.gan.results import stored_results
+    from gendel.gan.result_files import stored_results
 
     for results in (stored_results("gpu"), [r for r in _quick() if r.seed == 0]):
         judged = [c for c in gan_claims(results) if c.details["cases"]]
@@ -583,7 +583,7 @@ def test_claims_refuse_results_they_cannot_pool():
 
     from gendel.claims.base import CannotPool
     from gendel.claims.gan import claims as gan_claims
-    from gendel.gan.results import stored_results
+    from gendel.gan.result_files import stored_results
 
     quick = _quick()
     first = quick[0]
@@ -655,7 +655,7 @@ def test_separation_judges_the_control_only_where_the_results_hold_control_draws
     """The gpu results hold no control GAN: separation has no control row there (the chapter's table
     says NO_CONTROL in its place), while the quick results judge the control by separation's rule."""
     from gendel.claims.gan_q3 import NO_CONTROL, claim_separation
-    from gendel.gan.results import stored_results
+    from gendel.gan.result_files import stored_results
     from gendel.gan.summaries import ks_summary
 
     assert all("control" not in r.labels for r in stored_results("gpu"))

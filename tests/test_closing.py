@@ -50,7 +50,7 @@ def _gan_claims():
     """The GAN claims on the small stored gpu run (4 jobs)."""
     pytest.importorskip("torch")
     from gendel.claims.gan import claims as gan_claims
-    from gendel.gan.results import stored_results
+    from gendel.gan.result_files import stored_results
 
     return gan_claims(stored_results("gpu"))
 

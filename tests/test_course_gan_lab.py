@@ -112,7 +112,7 @@ def lab():
     from gendel.book.gan_lab_checks import GANLabChecks, lab_job
     from gendel.core.deletion import ApproximateDeletion
     from gendel.deletion_test.decision import DeletionTest
-    from gendel.gan.results import stored_results
+    from gendel.gan.result_files import stored_results
     from gendel.gan.experiment import train
 
     job = lab_job()

@@ -110,7 +110,7 @@ def test_the_gan_fingerprint_covers_what_computes_and_not_the_bookkeeping():
                  "gendel.core.deletion.ApproximateDeletion.steps", "gendel.deletion_test.stats.asc",
                  "gendel.gan.experiment.fast_deletion", "gendel.gan.run.run_job"):
         assert name in covered, name
-    for name in ("gendel.gan.results.write_result", "gendel.gan.checkpoints.config_key", "gendel.gan.run.provenance",
+    for name in ("gendel.gan.result_files.write_result", "gendel.gan.checkpoints.config_key", "gendel.gan.run.provenance",
                  "gendel.gan.checkpoints.load_checkpoint", "gendel._progress.progress_bar"):
         assert name not in covered, name
     assert len(computing_roots()) > 10 and len(hashed_objects(computing_roots())) >= len(covered)

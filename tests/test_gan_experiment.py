@@ -26,7 +26,7 @@ from gendel.gan.__main__ import main  # noqa: E402
 from gendel.gan.experiment import deletion_mask  # noqa: E402
 from gendel.gan.images import label_deletion_mask, load_images  # noqa: E402
 from gendel.gan.profiles import RESULT_VERSION  # noqa: E402
-from gendel.gan.results import load_result, load_results, result_path  # noqa: E402
+from gendel.gan.result_files import load_result, load_results, result_path  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REAL = images.data_root()

@@ -51,7 +51,7 @@ from gendel.gan import __main__ as cli  # noqa: E402
 from gendel.gan import checkpoints, grid, training  # noqa: E402
 from gendel.gan import run as run_module  # noqa: E402
 from gendel.gan.images import FILES, write_idx  # noqa: E402
-from gendel.gan.results import DamagedResult, load_result, load_results, result_path, write_result  # noqa: E402
+from gendel.gan.result_files import DamagedResult, load_result, load_results, result_path, write_result  # noqa: E402
 from gendel.gan.run import code_fingerprint, done, run_job  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
@@ -451,7 +451,7 @@ DCGAN(checkpoint_dir=sys.argv[1], epochs=2, width=4, latent_dim=8, batch_size=16
 _KILLED_RESULT = """
 import sys, time
 import numpy as np
-from gendel.gan.results import load_result, write_result
+from gendel.gan.result_files import load_result, write_result
 result = load_result(sys.argv[1])
 real = np.savez_compressed
 
@@ -555,7 +555,7 @@ def edit_json(change):
 def rewrite_json(change):
     """Change a result's JSON part and write it back the way gendel writes results (with a new
     checksum): another result, not a damaged one."""
-    from gendel.gan.results import _read_arrays, write_record
+    from gendel.gan.result_files import _read_arrays, write_record
 
     def rewrite(path):
         d = json.loads(path.read_text())

@@ -22,7 +22,7 @@ from conftest import REPO  # noqa: E402
 from gendel.claims.gan import claims as gan_claims  # noqa: E402
 from gendel.claims import gan_q2 as Q2  # noqa: E402
 from gendel.gan import summaries  # noqa: E402
-from gendel.gan.results import STORED_RESULTS, stored_results  # noqa: E402
+from gendel.gan.result_files import STORED_RESULTS, stored_results  # noqa: E402
 
 pytestmark = pytest.mark.book
 

@@ -12,9 +12,9 @@ from gan_fixtures import needs, one_torch_thread, private_cache  # noqa: E402,F4
 
 from gendel.gan.labels import tv_distance  # noqa: E402
 from gendel.gan.profiles import PROFILES, find_job, jobs  # noqa: E402
-from gendel.gan.results import remake_command  # noqa: E402
+from gendel.gan.result_files import remake_command  # noqa: E402
 from gendel.gan.run import code_fingerprint, run_job  # noqa: E402
-from gendel.gan.results import LEGACY, STORED_RESULTS, stored_results  # noqa: E402
+from gendel.gan.result_files import LEGACY, STORED_RESULTS, stored_results  # noqa: E402
 
 STORED = sorted(p.name for p in STORED_RESULTS.iterdir() if p.is_dir() and p.name != "baselines")  # baselines: its own grid
 

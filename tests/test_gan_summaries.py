@@ -18,7 +18,7 @@ from gendel.deletion_test.stats import ks_statistic  # noqa: E402
 from gendel.gan import summaries  # noqa: E402
 from gendel.gan.labels import achieved_shift, bound_label_distribution, class_reweighted, deleted_labels, deleted_mass, sampling_tv, tv_distance  # noqa: E402
 from gendel.gan.profiles import Job  # noqa: E402
-from gendel.gan.results import JobResult  # noqa: E402
+from gendel.gan.result_files import JobResult  # noqa: E402
 
 
 def make_result(dataset="mnist", setting="even", lam=0.7, seed=0, *, labels=None, stats=None, m=1000):
@@ -179,7 +179,7 @@ def test_claims_scoped_to_one_data_set_read_only_that_data_set():
 
 
 def test_every_claim_runs_on_the_stored_results():
-    from gendel.gan.results import stored_results
+    from gendel.gan.result_files import stored_results
 
     table = gan_claims(stored_results("gpu"))
     assert len(table) == 11 and all(c.verdict in B.VERDICTS for c in table)

@@ -9,7 +9,7 @@ pytest.importorskip("ipywidgets")
 pytest.importorskip("torch")
 
 from gendel.gan.labels import bound_label_distribution, tv_distance  # noqa: E402
-from gendel.gan.results import stored_results  # noqa: E402
+from gendel.gan.result_files import stored_results  # noqa: E402
 from gendel.panels.gan import LabelPanel  # noqa: E402
 
 

@@ -347,7 +347,7 @@ page = setup_page()
 ```
 
 ```{code-cell} ipython3
-from gendel.gan.results import stored_results
+from gendel.gan.result_files import stored_results
 from gendel.gan.run import run_profile
 from gendel.panels.gan import label_panel
 

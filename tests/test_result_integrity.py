@@ -21,7 +21,7 @@ from gendel.cache import CacheWarning, load_npz, save_npz
 from gendel.gan import grid
 from gendel.gan import run as run_module
 from gendel.gan.profiles import Job, jobs
-from gendel.gan.results import (STORED_RESULTS, DamagedResult, _read_arrays, load_result, result_path,
+from gendel.gan.result_files import (STORED_RESULTS, DamagedResult, _read_arrays, load_result, result_path,
                                 stored_results, write_record)
 from gendel.gan.run import code_fingerprint, done
 
@@ -362,7 +362,7 @@ def test_a_job_refuses_to_overwrite_a_result_of_another_profile(tmp_path, monkey
 
 def test_a_done_run_says_so_and_needs_no_writable_folder(tmp_path, monkeypatch, capsys):
     from gendel.gan import __main__ as cli
-    from gendel.gan import results as results_module
+    from gendel.gan import result_files as results_module
 
     copy(EVEN, tmp_path)
     copy(ODD, tmp_path)

@@ -28,7 +28,7 @@ import numpy as np
 
 from gendel.gan.profiles import PROFILES, Job, get_profile
 from gendel.gan.labels import deleted_labels as _deleted_labels
-from gendel.gan.results import stored_results
+from gendel.gan.result_files import stored_results
 
 #: Tolerance of the distributional check, in standard errors.
 Z = 4.5

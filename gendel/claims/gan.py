@@ -29,18 +29,18 @@ def check_poolable(results):
     --------
     >>> check_poolable(None)
     Traceback (most recent call last):
-    gendel.claims.base.CannotPool: the GAN claims need a list of JobResult (as gendel.gan.results.stored_results returns); got None
+    gendel.claims.base.CannotPool: the GAN claims need a list of JobResult (as gendel.gan.result_files.stored_results returns); got None
     """
-    from gendel.gan.results import JobResult
+    from gendel.gan.result_files import JobResult
 
     if results is None or isinstance(results, (str, bytes, dict)) or not hasattr(results, "__iter__"):
-        raise CannotPool(f"the GAN claims need a list of JobResult (as gendel.gan.results.stored_results returns); got "
+        raise CannotPool(f"the GAN claims need a list of JobResult (as gendel.gan.result_files.stored_results returns); got "
                          f"{results if results is None else type(results).__name__}")
     results = list(results)
     bad = [f"item {i} ({type(r).__name__})" for i, r in enumerate(results) if not isinstance(r, JobResult)]
     if bad:
         raise CannotPool(f"the GAN claims need JobResult objects; got {', '.join(bad[:5])}: pass what "
-                         "gendel.gan.results.stored_results or load_results returns")
+                         "gendel.gan.result_files.stored_results or load_results returns")
 
     def names(rs):
         rs = list(rs)
@@ -72,7 +72,7 @@ def claims(results):
 
     Examples
     --------
-    >>> from gendel.gan.results import stored_results
+    >>> from gendel.gan.result_files import stored_results
     >>> table = claims(stored_results("gpu"))
     >>> len(table), table[0].where
     (11, 'Fig. 7(a)(b), §5.2, App. E.2, E.3')

@@ -125,7 +125,7 @@ def shift_estimates(summaries, models=("approx", "re", "control", "pre")):
     Examples
     --------
     >>> from gendel.gan.summaries import label_summary
-    >>> from gendel.gan.results import stored_results
+    >>> from gendel.gan.result_files import stored_results
     >>> e = shift_estimates(label_summary(stored_results("gpu")))[0]
     >>> e.model, e.seeds, np.isnan(e.halfwidth)           # one seed: no interval
     ('approx', 1, np.True_)
@@ -249,7 +249,7 @@ def power_table(summaries, model="approx", *, power=0.8):
     Examples
     --------
     >>> from gendel.gan.summaries import label_summary
-    >>> from gendel.gan.results import stored_results
+    >>> from gendel.gan.result_files import stored_results
     >>> power_table(label_summary(stored_results("gpu")))["by_lambda"]      # one seed: no spread to measure
     {}
     """

@@ -61,7 +61,7 @@ def control_calibration(ks, stat="lr", *, n_boot=4000, rng=0):
     Examples
     --------
     >>> from gendel.gan.summaries import ks_summary
-    >>> from gendel.gan.results import stored_results
+    >>> from gendel.gan.result_files import stored_results
     >>> control_calibration(ks_summary(stored_results("gpu")))       # results without a control
     {}
     """
@@ -89,7 +89,7 @@ def control_rejection_rate(ks, stat="lr"):
     Examples
     --------
     >>> from gendel.gan.summaries import ks_summary
-    >>> from gendel.gan.results import stored_results
+    >>> from gendel.gan.result_files import stored_results
     >>> control_rejection_rate(ks_summary(stored_results("gpu")))
     (nan, nan, 0)
     """

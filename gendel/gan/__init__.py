@@ -12,7 +12,7 @@ vdm          :class:`~gendel.gan.vdm.VDMDRE`, the VDM density ratio estimator
 classifier   :class:`~gendel.gan.classifier.LabelClassifier`, which reads the label distribution of generated images
 profiles     the sizes (:data:`~gendel.gan.profiles.PROFILES`) and the jobs of §5.2
 experiment   a job's stages: train, Q2 (fast deletion), Q3 (the deletion test), per-epoch curves
-results      :class:`~gendel.gan.results.JobResult`, the result files, the results stored with gendel, their provenance
+results      :class:`~gendel.gan.result_files.JobResult`, the result files, the results stored with gendel, their provenance
 schema       the declared schema of a result file and the checksum of its content
 seal         sealing results made before result files carried checksums
 run          :func:`~gendel.gan.run.run_job`, the rule for "done", :func:`~gendel.gan.run.code_fingerprint` and the provenance record
@@ -21,8 +21,8 @@ labels       label arithmetic: deleted labels, distributions, TV, Alg. 1's re-we
 summaries    from results to the chapter's numbers per question (the claims are in :mod:`gendel.claims.gan`)
 
 ``python -m gendel.gan`` runs jobs and grids. The names live in their modules, and this package
-imports none of them: ``from gendel.gan.dcgan import DCGAN``, ``from gendel.gan.results import
-stored_results``. So importing a module (``gendel.gan.images``, ``gendel.gan.results``) loads what that
+imports none of them: ``from gendel.gan.dcgan import DCGAN``, ``from gendel.gan.result_files import
+stored_results``. So importing a module (``gendel.gan.images``, ``gendel.gan.result_files``) loads what that
 module needs and no more: torch only where a module trains or runs a network (``networks``, ``devices``,
 ``checkpoints``, ``training``,
 ``dcgan``, ``vdm``, ``classifier``). The rest of gendel never imports torch.

@@ -155,7 +155,7 @@ def _job_from_args(args):
 
 def _results_folder(args):
     """The results folder the arguments name (not checked: see :func:`_check_writable`)."""
-    from gendel.gan.results import STORED_RESULTS, default_results_dir
+    from gendel.gan.result_files import STORED_RESULTS, default_results_dir
 
     if args.store and args.results:
         raise UsageError("give --store (the results stored with gendel) or --results FOLDER, not both")
@@ -169,7 +169,7 @@ def _results_folder(args):
 
 def _check_writable(args, results):
     """Refuse a results folder that cannot be written (only when there is a job to run)."""
-    from gendel.gan.results import usable_results_dir
+    from gendel.gan.result_files import usable_results_dir
 
     try:
         with warnings.catch_warnings():  # its warning becomes the one line below
@@ -276,7 +276,7 @@ def main(argv=None):
             _check_device_here(args.device, args.command)
         results = _results_folder(args)
         if args.command == "run":
-            from gendel.gan.results import result_path
+            from gendel.gan.result_files import result_path
             from gendel.gan.run import done
 
             job = _job_from_args(args)

@@ -24,11 +24,11 @@ from gendel.deletion_test.stats import PAPER_STATISTICS
 from gendel.gan.baselines import (BASELINE_VERSION, baseline_jobs, check_baseline_job, get_baseline_profile,
                                   make_baseline_result)
 from gendel.gan.profiles import Job
-from gendel.gan.results import (DamagedResult, _jsonable, _read_arrays, _read_record, stored_results_dir,
+from gendel.gan.result_files import (DamagedResult, _jsonable, _read_arrays, _read_record, stored_results_dir,
                                  write_record)
 
 #: Modules that only keep records of the baselines grid (not followed by the fingerprint).
-BOOKKEEPING_MODULES = ("gendel.gan.results", "gendel.gan.baseline_results", "gendel.gan.__main__", "gendel.gan.grid")
+BOOKKEEPING_MODULES = ("gendel.gan.result_files", "gendel.gan.baseline_results", "gendel.gan.__main__", "gendel.gan.grid")
 #: The folder, under the stored results, of the baselines grid's results (one folder per profile).
 FOLDER = "baselines"
 #: Where ``--store`` writes the baselines grid's results (one folder per profile).
@@ -193,7 +193,7 @@ def load_baseline_result(path, job=None):
     ...     _ = (Path(tmp) / "mnist-even-0.7-seed0.json").write_text('{"version": 3}')
     ...     load_baseline_result(Path(tmp) / "mnist-even-0.7-seed0.json")
     Traceback (most recent call last):
-    gendel.gan.results.DamagedResult: ... has no arrays file mnist-even-0.7-seed0.npz beside it
+    gendel.gan.result_files.DamagedResult: ... has no arrays file mnist-even-0.7-seed0.npz beside it
     """
     from gendel.gan.schema import checksum_problem
 
@@ -339,7 +339,7 @@ _PROTOCOL_MODELS = ("pre", "re", "approx", "control")
 
 
 def as_job_results(results):
-    """The even and odd results of the baselines grid as :class:`~gendel.gan.results.JobResult`, so
+    """The even and odd results of the baselines grid as :class:`~gendel.gan.result_files.JobResult`, so
     that the paper-protocol claims (:func:`gendel.claims.gan.claims`) judge them by the same rules:
     five seeds, and controls that share no model (the control of seed s has seed 1000 + s).
 
@@ -357,7 +357,7 @@ def as_job_results(results):
     >>> sorted(view[0].labels), sorted(view[0].statistic("lr")), view[0].profile["name"]
     (['approx', 'control', 'pre', 're'], ['control', 'h0', 'h1'], 'quick-baselines')
     """
-    from gendel.gan.results import JobResult
+    from gendel.gan.result_files import JobResult
 
     out = []
     for r in results:

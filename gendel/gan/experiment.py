@@ -18,7 +18,7 @@ run). It runs in four stages that the grid and the pages can call one by one:
    the re-trained and the pre-trained GAN and the expected label distribution of Alg. 1 with
    the VDM of each epoch, against the training seconds (cost at equal quality).
 
-:func:`gendel.gan.run.run_job` runs the stages and writes the result file (:mod:`gendel.gan.results`).
+:func:`gendel.gan.run.run_job` runs the stages and writes the result file (:mod:`gendel.gan.result_files`).
 Randomness: X' depends on the data set, the deletion set and λ only (every seed deletes the
 same images, so the re-trained models of two seeds differ by training alone); each stage of a
 job draws from its own stream, seeded by the job's seed and the stage.

@@ -113,7 +113,7 @@ def todo(profile, results):
     ...     [job.name for job in todo("tiny", results)]
     ['mnist-even-0.7-seed0', 'mnist-odd-0.7-seed0']
     """
-    from gendel.gan.results import result_path
+    from gendel.gan.result_files import result_path
 
     return [j for j in P.jobs(profile) if done(result_path(j, results), j) is None]
 

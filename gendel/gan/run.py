@@ -1,7 +1,7 @@
 """Running a GAN job: its stages, its result file, and where the result comes from.
 
 :func:`run_job` runs the stages of :mod:`gendel.gan.experiment` and writes the result file
-(:mod:`gendel.gan.results`) with its *provenance*: the fingerprint of the code that made it, the
+(:mod:`gendel.gan.result_files`) with its *provenance*: the fingerprint of the code that made it, the
 command, the hardware of every training, the library versions and the time of each stage.
 
 :func:`code_fingerprint` hashes what computes a result (:mod:`gendel.fingerprint`): the stages, the
@@ -27,16 +27,16 @@ import numpy as np
 from gendel.cache import CacheWarning
 from gendel.gan.experiment import check_job, data_record, curves, deletion_test, fast_deletion, train
 from gendel.gan.profiles import RESULT_VERSION, jobs
-from gendel.gan.results import DamagedResult, load_result
+from gendel.gan.result_files import DamagedResult, load_result
 
 #: Modules of bookkeeping for the fingerprint: result files and this module's records.
-BOOKKEEPING_MODULES = ("gendel.gan.results", "gendel.gan.__main__", "gendel.gan.grid")
+BOOKKEEPING_MODULES = ("gendel.gan.result_files", "gendel.gan.__main__", "gendel.gan.grid")
 
 
 def done(path, job, *, data_root=None):
     """The result in ``path`` if it is *done*, else None. Done means the same job, the same data
     and the same code: it reads as a complete, unchanged result of this job and profile
-    (:func:`gendel.gan.results.load_result`: its checksum, the schema, the job); it was made from
+    (:func:`gendel.gan.result_files.load_result`: its checksum, the schema, the job); it was made from
     today's training images and deletion set (the fingerprints of both recorded in its ``data``
     equal those of the images this machine has, :func:`data_fingerprints`); and its code
     fingerprint is today's (:func:`code_fingerprint`). A file that is there but not done is
@@ -123,7 +123,7 @@ def _refuse_other_profile(path, job):
 
 
 def run_job(job, results_dir=None, *, device=None, progress=True, data_root=None, command=None):
-    """Run one job, stage by stage, and write its result file; return its :class:`~gendel.gan.results.JobResult`.
+    """Run one job, stage by stage, and write its result file; return its :class:`~gendel.gan.result_files.JobResult`.
 
     A result file that is already there is returned instead when it is *done* (``done``:
     readable, of this job and profile, made by today's code); otherwise it is reported and the
@@ -133,7 +133,7 @@ def run_job(job, results_dir=None, *, device=None, progress=True, data_root=None
     ----------
     job : Job
     results_dir : path, optional
-        Default: ``gendel.gan.results.default_results_dir`` (the cache, by profile).
+        Default: ``gendel.gan.result_files.default_results_dir`` (the cache, by profile).
     device : str, optional
         ``"cpu"``, ``"cuda"``; default CUDA when available.
     command : str, optional
@@ -146,7 +146,7 @@ def run_job(job, results_dir=None, *, device=None, progress=True, data_root=None
     >>> result.data["n_train"]                                      # doctest: +SKIP
     256
     """
-    from gendel.gan.results import JobResult, default_results_dir, result_path, usable_results_dir, write_result
+    from gendel.gan.result_files import JobResult, default_results_dir, result_path, usable_results_dir, write_result
     from gendel.gan.devices import hardware, pick_device
 
     p = check_job(job)
@@ -251,7 +251,7 @@ def code_fingerprint():
     Every result file records the fingerprint of the code that made it
     (``result.provenance["fingerprint"]``); a stored result whose fingerprint differs from
     today's was made by other code and is remade by its profile's command
-    (:func:`gendel.gan.results.remake_command`).
+    (:func:`gendel.gan.result_files.remake_command`).
 
     Examples
     --------
@@ -270,7 +270,7 @@ def fingerprinted_code():
     Examples
     --------
     >>> table = fingerprinted_code()
-    >>> "gendel.gan.networks.Generator" in table, "gendel.gan.results.write_result" in table
+    >>> "gendel.gan.networks.Generator" in table, "gendel.gan.result_files.write_result" in table
     (True, False)
     """
     from gendel.fingerprint import hashed_objects

@@ -1,10 +1,10 @@
 """The declared schema of a GAN result file, and the checksum of its content.
 
-A result file (``gendel.gan.results``) is read only if it passes two checks:
+A result file (``gendel.gan.result_files``) is read only if it passes two checks:
 
 1. **Its checksum.** ``checksum`` records the SHA-256 of the rest of the JSON (in a canonical
    form: sorted keys, no spaces) and of the arrays of its ``.npz`` (names, dtypes, shapes, bytes),
-   written with it by ``gendel.gan.results.write_result``. A file edited since, or an arrays
+   written with it by ``gendel.gan.result_files.write_result``. A file edited since, or an arrays
    file of another job, does not match (:func:`content_checksum`).
 2. **This schema.** :class:`ResultRecord` declares every section with pydantic (2.x): types (a
    count is an integer, never a float or a string), ranges (counts non-negative, probabilities
@@ -19,7 +19,7 @@ the deletion rule) are plain Python in one place, and it imports in a tenth of a
 
 Examples
 --------
->>> from gendel.gan.results import STORED_RESULTS
+>>> from gendel.gan.result_files import STORED_RESULTS
 >>> import json
 >>> record = json.loads((STORED_RESULTS / "tiny" / "mnist-even-0.7-seed0.json").read_text())
 >>> validate(record).job.name
@@ -184,7 +184,7 @@ class ResultRecord(_Record):
 
     Examples
     --------
-    >>> from gendel.gan.results import STORED_RESULTS
+    >>> from gendel.gan.result_files import STORED_RESULTS
     >>> record = json.loads((STORED_RESULTS / "tiny" / "mnist-odd-0.7-seed0.json").read_text())
     >>> record.pop("checksum") and ResultRecord.model_validate(record).labels.approx == record["labels"]["approx"]
     True

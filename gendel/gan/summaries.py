@@ -1,4 +1,4 @@
-"""Summaries of GAN results per question (:class:`~gendel.gan.results.JobResult` in, numbers out).
+"""Summaries of GAN results per question (:class:`~gendel.gan.result_files.JobResult` in, numbers out).
 
 Every function takes results and returns numbers or small records; the pages display them and
 :mod:`gendel.claims.gan` turns them into verdicts. Nothing here trains or samples.
@@ -37,7 +37,7 @@ def group(results):
 
     Examples
     --------
-    >>> from gendel.gan.results import stored_results
+    >>> from gendel.gan.result_files import stored_results
     >>> rs = stored_results("gpu")
     >>> [(k, [r.seed for r in v]) for k, v in group(rs).items()][:2]
     [(('mnist', 'even', 0.7), [0]), (('mnist', 'odd', 0.7), [0])]
@@ -68,7 +68,7 @@ class LabelSummary:
 
     Examples
     --------
-    >>> from gendel.gan.results import stored_results
+    >>> from gendel.gan.result_files import stored_results
     >>> (s, *_) = label_summary(stored_results("gpu"))
     >>> s.dataset, s.setting, s.seeds, s.dist["pre"].shape
     ('mnist', 'even', (0,), (1, 10))
@@ -140,7 +140,7 @@ def label_summary(results):
 
     Examples
     --------
-    >>> from gendel.gan.results import stored_results
+    >>> from gendel.gan.result_files import stored_results
     >>> [f"{s.dataset} {s.setting}-{s.lam:g}" for s in label_summary(stored_results("gpu"))]
     ['mnist even-0.7', 'mnist odd-0.7', 'fashion-mnist even-0.7', 'fashion-mnist odd-0.7']
     """
@@ -162,7 +162,7 @@ def statistics(results, stat, *, seed=None):
 
     Examples
     --------
-    >>> from gendel.gan.results import stored_results
+    >>> from gendel.gan.result_files import stored_results
     >>> values = statistics(stored_results("gpu"), "lr")
     >>> sorted(values[("mnist", "odd", 0.7)]), values[("mnist", "odd", 0.7)]["h0"].shape
     (['h0', 'h1'], (100,))
@@ -183,7 +183,7 @@ class KSSummary:
 
     Examples
     --------
-    >>> from gendel.gan.results import stored_results
+    >>> from gendel.gan.result_files import stored_results
     >>> s = ks_summary(stored_results("gpu"))[0]
     >>> s.stat, s.ks.shape, bool(0 <= s.ks[0] <= 1)
     ('lr', (1,), True)
@@ -255,7 +255,7 @@ def ks_summary(results, stats=PAPER_STATISTICS):
 
     Examples
     --------
-    >>> from gendel.gan.results import stored_results
+    >>> from gendel.gan.result_files import stored_results
     >>> [s.stat for s in ks_summary(stored_results("gpu"))][:3]
     ['lr', 'asc-log', 'asc-tlogt']
     """
@@ -286,7 +286,7 @@ class Achieved:
 
     Examples
     --------
-    >>> from gendel.gan.results import stored_results
+    >>> from gendel.gan.result_files import stored_results
     >>> achieved_summary(stored_results("gpu"))    # results of format version 1 have no pools
     []
     """
@@ -412,7 +412,7 @@ def costs(results, *, clock="cpu"):
 
     Examples
     --------
-    >>> from gendel.gan.results import stored_results
+    >>> from gendel.gan.result_files import stored_results
     >>> costs(stored_results("gpu"))     # results of format version 1 have no curves
     []
     """

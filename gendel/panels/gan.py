@@ -33,8 +33,8 @@ class LabelPanel(Panel):
 
     Parameters
     ----------
-    results : list of :class:`~gendel.gan.results.JobResult`
-        Job results with their arrays (:func:`gendel.gan.results.stored_results`); the seeds of a
+    results : list of :class:`~gendel.gan.result_files.JobResult`
+        Job results with their arrays (:func:`gendel.gan.result_files.stored_results`); the seeds of a
         deletion set are averaged.
     bound : float
         The initial bound B, in [1, 10] (the slider's range).
@@ -52,7 +52,7 @@ class LabelPanel(Panel):
 
     Examples
     --------
-    >>> from gendel.gan.results import stored_results
+    >>> from gendel.gan.result_files import stored_results
     >>> panel = LabelPanel(stored_results("quick"))    # doctest: +SKIP
     >>> panel.set(bound=1.2)                           # doctest: +SKIP
     >>> panel                                          # doctest: +SKIP
@@ -180,7 +180,7 @@ def label_panel(results, **kwargs):
     --------
     In a notebook, on the stored results of a profile (the panel needs a live kernel):
 
-    >>> from gendel.gan.results import stored_results  # doctest: +SKIP
+    >>> from gendel.gan.result_files import stored_results  # doctest: +SKIP
     >>> label_panel(stored_results("gpu"), bound=10.0)  # doctest: +SKIP
     """
     from gendel._environment import enable_colab_widgets, in_book_build, in_colab

@@ -1,7 +1,7 @@
 """Figures of the chapter on DCGANs (§5.2, Appendix E).
 
 Every function takes numbers computed by :mod:`gendel.gan.summaries` (or stored in
-:class:`~gendel.gan.results.JobResult`\\ s) and returns a plotly figure; nothing here trains or
+:class:`~gendel.gan.result_files.JobResult`\\ s) and returns a plotly figure; nothing here trains or
 samples.
 
 ==================================  ==========================================================
@@ -58,7 +58,7 @@ def profile_label(name, results):
 
     Examples
     --------
-    >>> from gendel.gan.results import stored_results
+    >>> from gendel.gan.result_files import stored_results
     >>> profile_label("gpu", stored_results("gpu"))
     'gpu (H100)'
     """
@@ -151,7 +151,7 @@ def label_bars_figure(summaries, *, title, subtitle="", models=("pre", "re", "ap
     Examples
     --------
     >>> from gendel.gan.summaries import label_summary
-    >>> from gendel.gan.results import stored_results
+    >>> from gendel.gan.result_files import stored_results
     >>> fig = label_bars_figure(label_summary(stored_results("gpu"))[:1], title="Fig. 7(a)")
     >>> [trace.name for trace in fig.data]
     ['pre-trained p̂', 're-trained p̂′', 'approximated ρ̂<sub>ℰ</sub>·p̂', 'X ∖ X′ (the data, exact)']
@@ -187,7 +187,7 @@ def label_bars_slider_figure(summaries, *, title, subtitle="", models=("pre", "r
     Examples
     --------
     >>> from gendel.gan.summaries import label_summary
-    >>> from gendel.gan.results import stored_results
+    >>> from gendel.gan.result_files import stored_results
     >>> s = [x for x in label_summary(stored_results("gpu")) if x.dataset == "mnist" and x.setting == "odd"]
     >>> fig = label_bars_slider_figure(s, title="App. E")
     >>> [step.label for step in fig.layout.sliders[0].steps]
@@ -318,7 +318,7 @@ def ks_lambda_figure(ks, *, title, subtitle=""):
     Examples
     --------
     >>> from gendel.gan.summaries import ks_summary
-    >>> from gendel.gan.results import stored_results
+    >>> from gendel.gan.result_files import stored_results
     >>> fig = ks_lambda_figure(ks_summary(stored_results("gpu")), title="KS by λ")
     >>> sorted({t.name for t in fig.data})
     ['ASC (log t)', 'ASC (t log t)', 'LR']
@@ -441,12 +441,12 @@ def bound_slider_figure(results, bounds=(1.0, 1.05, 1.1, 1.2, 1.3, 1.5, 2.0, 3.0
 
     Parameters
     ----------
-    results : list of :class:`~gendel.gan.results.JobResult`
+    results : list of :class:`~gendel.gan.result_files.JobResult`
         Of one deletion set; the seeds are averaged.
 
     Examples
     --------
-    >>> from gendel.gan.results import stored_results
+    >>> from gendel.gan.result_files import stored_results
     >>> r = [r for r in stored_results("gpu") if r.name == "mnist-even-0.7-seed0"]
     >>> fig = bound_slider_figure(r, bounds=(1.0, 2.0), title="Alg. 1 as B moves")
     >>> [step.label for step in fig.layout.sliders[0].steps]
@@ -506,7 +506,7 @@ def forest_figure(estimates, *, title, subtitle=""):
     --------
     >>> from gendel.claims.gan_q2 import shift_estimates
     >>> from gendel.gan.summaries import label_summary
-    >>> from gendel.gan.results import stored_results
+    >>> from gendel.gan.result_files import stored_results
     >>> fig = forest_figure(shift_estimates(label_summary(stored_results("gpu"))), title="β")
     >>> [t.name for t in fig.data][:2]
     ['approximated ρ̂<sub>ℰ</sub>·p̂', 're-trained p̂′']

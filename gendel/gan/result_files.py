@@ -1,4 +1,5 @@
 """The result files of the GAN jobs: what a result holds, where it lives, and when it is done.
+(The folder ``gendel/gan/results/`` beside this module holds the stored result files themselves.)
 
 A job (:class:`~gendel.gan.profiles.Job`) writes ``<results_dir>/<job name>.json`` (label counts,
 statistics, curves, timings, provenance) and an ``.npz`` beside it (sample grids, the pre-trained
