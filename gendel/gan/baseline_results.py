@@ -52,15 +52,11 @@ def baseline_fingerprint():
 
 
 def _roots():
-    from gendel.core.deletion import ApproximateDeletion
-    from gendel.deletion_test.stats import Statistic, asc, ks_statistic, likelihood_ratio, psi
     from gendel.gan.baselines import STAGES
-    from gendel.gan.classifier import LabelClassifier
-    from gendel.gan.dcgan import DCGAN, FineTunedDCGAN
-    from gendel.gan.vdm import VDMDRE
+    from gendel.gan.dcgan import FineTunedDCGAN
+    from gendel.gan.run import model_roots
 
-    return (*STAGES, DCGAN, FineTunedDCGAN, VDMDRE, LabelClassifier, ApproximateDeletion, Statistic, likelihood_ratio,
-            asc, psi, ks_statistic)
+    return (*STAGES, FineTunedDCGAN, *model_roots())
 
 
 def _bookkeeping():

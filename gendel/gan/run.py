@@ -225,15 +225,28 @@ def computing_roots():
     >>> "fast_deletion" in names, "DCGAN" in names, "ApproximateDeletion" in names
     (True, True, True)
     """
+    from gendel.gan.experiment import STAGES
+
+    return (*STAGES, run_job, *model_roots())
+
+
+def model_roots():
+    """The models, Alg. 1 and the statistics that every GAN grid's fingerprint follows (this
+    module's :func:`code_fingerprint` and the baselines grid's
+    :func:`gendel.gan.baseline_results.baseline_fingerprint`), besides each grid's own stages.
+
+    Examples
+    --------
+    >>> [getattr(r, "__name__", "") for r in model_roots()][:3]
+    ['DCGAN', 'VDMDRE', 'LabelClassifier']
+    """
     from gendel.core.deletion import ApproximateDeletion
     from gendel.deletion_test.stats import Statistic, asc, ks_statistic, likelihood_ratio, psi
     from gendel.gan.classifier import LabelClassifier
     from gendel.gan.dcgan import DCGAN
-    from gendel.gan.experiment import STAGES
     from gendel.gan.vdm import VDMDRE
 
-    return (*STAGES, run_job, DCGAN, VDMDRE, LabelClassifier, ApproximateDeletion, Statistic, likelihood_ratio, asc,
-            psi, ks_statistic)
+    return (DCGAN, VDMDRE, LabelClassifier, ApproximateDeletion, Statistic, likelihood_ratio, asc, psi, ks_statistic)
 
 
 def _bookkeeping():
