@@ -158,3 +158,18 @@ def test_grid_agreement_compares_only_claims_judged_on_both_and_refuses_other_cl
     assert agreement_sentence(a, a).endswith("1 of the 1 claims judged on both.")
     with pytest.raises(ValueError, match="same claims"):
         grid_agreement(a, b[::-1])
+
+
+def test_on_the_view_fewer_deleted_labels_credits_the_control_and_says_so():
+    """With controls of their own, the per-set rule "fewer deleted labels" passes for a second
+    training on X in some deletion sets (within a seed the sets share the control), as the baselines
+    page shows with its own rule: the paper-protocol claim then does not read "holds" or "partly"."""
+    from gendel.claims import NOT_DISTINGUISHABLE
+    from gendel.claims.gan_q2 import claim_fewer_deleted_labels
+    from gendel.gan.summaries import label_summary
+
+    _, view = _view()
+    claim = claim_fewer_deleted_labels(label_summary(view))
+    control = claim.details["rows"]["control"]
+    assert (control["verdict"] in ("holds", "partly")) == (claim.verdict == NOT_DISTINGUISHABLE)
+    assert claim.verdict not in ("holds", "partly") or control["verdict"] not in ("holds", "partly")

@@ -129,7 +129,7 @@ def agreement_sentence(first, second, names=("the first grid", "the second grid"
     >>> a = [Claim("x", "x grows", "", "", "holds"), Claim("y", "y shrinks", "", "", "partly")]
     >>> b = [Claim("x", "x grows", "", "", "holds"), Claim("y", "y shrinks", "", "", "does not hold")]
     >>> agreement_sentence(a, b, ("three seeds", "five seeds"))
-    'The two grids give the same verdict on 1 of the 2 claims judged on both; they differ on y shrinks (three seeds: partly; five seeds: does not hold).'
+    'The two grids give the same verdict on 1 of the 2 claims judged on both; they differ on “y shrinks” (three seeds: partly; five seeds: does not hold).'
     """
     g = grid_agreement(first, second)
     n, same = len(g["judged"]), len(g["same"])
@@ -138,7 +138,7 @@ def agreement_sentence(first, second, names=("the first grid", "the second grid"
     head = f"The two grids give the same verdict on {same} of the {n} claims judged on both"
     if not g["differ"]:
         return head + "."
-    parts = [f"{text} ({names[0]}: {a}; {names[1]}: {b})" for _, text, a, b in g["differ"]]
+    parts = [f"“{text}” ({names[0]}: {a}; {names[1]}: {b})" for _, text, a, b in g["differ"]]
     return head + "; they differ on " + "; ".join(parts) + "."
 
 

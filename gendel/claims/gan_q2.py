@@ -36,8 +36,8 @@ from collections import defaultdict
 import numpy as np
 from scipy import stats as _st
 
-from gendel.claims.base import (CASE_LEVEL, ONE_SEED, Case, case_claim, case_outcome, claim_row, detectable_shift,
-                                plus_minus, seeds_needed, signed, t_halfwidth, t_test)
+from gendel.claims.base import (CASE_LEVEL, NOT_DISTINGUISHABLE, ONE_SEED, Case, case_claim, case_outcome, claim_row,
+                                detectable_shift, plus_minus, seeds_needed, signed, t_halfwidth, t_test)
 from gendel.gan.images import DATASET_NAMES
 
 #: The least scatter of the log of one seed's speed-up (10 %: timings of one machine vary that much).
@@ -47,7 +47,7 @@ TIMING_SCATTER = 0.1
 DOING_NOTHING = "doing nothing is as good or better"
 #: The models the GAN claims judge by one rule: fast deletion, the positive control and doing nothing.
 JUDGED = {"approx": "fast deletion (approximated ρ̂_ℰ·p̂)", "re": "re-trained p̂′ (positive control)",
-          "pre": "pre-trained p̂ (doing nothing)", "control": "control GAN (doing nothing, another seed)"}
+          "pre": "pre-trained p̂ (doing nothing)", "control": "control GAN (another training on X, no deletion)"}
 
 
 def _short(model):
@@ -297,6 +297,11 @@ def claim_fewer_deleted_labels(summaries, model="approx"):
     pre-trained one (doing nothing) in ``details["rows"]``; ``model`` chooses the model judged.
     The control column holds the exact shift of the data.
 
+    Where the results have a control GAN (a second pre-trained model on X: another training, no
+    deletion), the rule judges it too (δ(control) − δ(p̂), a row of its own). A rule that credits it
+    ("holds" or "partly") cannot tell deletion from a second training: the claim then reads "not
+    distinguishable from training noise", whatever fast deletion's count.
+
     Examples
     --------
     >>> from gendel.gan.summaries import LabelSummary
@@ -312,11 +317,18 @@ def claim_fewer_deleted_labels(summaries, model="approx"):
     >>> claim_fewer_deleted_labels([summary(0.099, 0.01)]).verdict
     'not resolved at this sample size'
     """
-    rows = ({m: claim_row(claim_fewer_deleted_labels(summaries, m), _short(m)) for m in ("re", "pre")}
+    judged = ("re", "pre", "control") if summaries and all("control" in s.dist for s in summaries) else ("re", "pre")
+    rows = ({m: claim_row(claim_fewer_deleted_labels(summaries, m), _short(m)) for m in judged}
             if model == "approx" else None)
-    return case_claim("fewer_deleted_labels", "Fig. 7(a)(b), §5.2, App. E.2, E.3",
-                  "the approximated model generates fewer of the deleted labels", _fewer_cases(summaries, model),
-                  _seeds(summaries), rows)
+    claim = case_claim("fewer_deleted_labels", "Fig. 7(a)(b), §5.2, App. E.2, E.3",
+                       "the approximated model generates fewer of the deleted labels", _fewer_cases(summaries, model),
+                       _seeds(summaries), rows)
+    control = (rows or {}).get("control")
+    if control and control["verdict"] in ("holds", "partly"):
+        return dataclasses.replace(claim, verdict=NOT_DISTINGUISHABLE, numbers=(
+            f"{claim.numbers}; the rule credits another training on X (the control, {control['passed']}/"
+            f"{control['n']}), so it cannot tell deletion from training noise"))
+    return claim
 
 
 def _close_values(s, model):
