@@ -313,3 +313,38 @@ def test_the_built_page_offers_the_student_notebook_for_download(book_html, page
     target = (book_html / page).parent / links[0]
     assert target.resolve().is_file(), f"{page} links {links[0]}, which is not in the built book"
     assert target.read_text() == STUDENT.read_text(), f"{links[0]} is not {STUDENT.relative_to(REPO)}"
+
+
+def test_the_own_classifier_check_catches_typical_wrong_answers_with_a_hint():
+    """The check of the exercise "a classifier of one's own" (classifier_dre page): a right answer
+    passes and reports a share that agrees with the page's own measure; a classifier not wrapped, a DRE
+    not fitted, one fitted on other data, and one whose probabilities are broken each fail with a hint."""
+    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.linear_model import LogisticRegression
+
+    from gendel.book.lab_checks import check_own_dre
+    from gendel.core.dre import ClassifierDRE
+    from gendel.synthetic.sampling import Protocol, setup
+
+    X, deleted, exact = setup(Protocol("mog8", lam=0.6, N=400, sigma_a=0.1))
+    forest = ClassifierDRE(RandomForestClassifier(n_estimators=50, min_samples_leaf=10, random_state=0))
+    share = check_own_dre(forest.fit(X, deleted), exact, {"logistic": 0.0}, n=5000)
+    # the page's measure, computed here along its own path
+    Y = exact.pretrained_.sample(5000, rng=np.random.default_rng(7))
+    target = exact.ratio(Y)
+    assert share == pytest.approx(1 - np.abs(forest.ratio(Y) - target).mean() / np.abs(1 - target).mean())
+    assert 0.1 < share < 1
+
+    class Broken(LogisticRegression):
+        def predict_proba(self, X):
+            return super().predict_proba(X) * 2 - 1.5      # not probabilities
+
+    wrong = {
+        "not yet a DRE": RandomForestClassifier(),
+        "not fitted": ClassifierDRE(LogisticRegression()),
+        "page's X has": ClassifierDRE(LogisticRegression()).fit(X[:200], deleted[:200]),
+        "not finite or negative": ClassifierDRE(Broken()).fit(X, deleted),
+    }
+    for hint, answer in wrong.items():
+        with pytest.raises(AssertionError, match=hint):
+            check_own_dre(answer, exact, {}, n=2000)

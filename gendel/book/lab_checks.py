@@ -263,4 +263,50 @@ class LabChecks:
             "reject H0, the samples look deleted" if reject else "keep H0, no evidence of deletion")
 
 
-__all__ = ["LabChecks", "SETS", "TESTED", "Z"]
+def check_own_dre(dre, exact, beat, *, n=50_000, seed=7):
+    """The check of the exercise "a classifier of one's own" (``book/classifier_dre.md``): that
+    ``dre`` is a density ratio estimator fitted on the page's data (the same X and X' as ``exact``,
+    the exact ratio ρ̂) with finite, non-negative ratios, and how much of the deletion it captures:
+    1 − E_p̂|ρ̂_ℰ − ρ̂| / E_p̂|1 − ρ̂| over ``n`` draws of p̂, 1 for the exact ratio and 0 for no
+    deletion at all, beside the shares in ``beat`` (``{name: share}``, the page's DREs).
+
+    Prints "✓ ..." and returns the share; raises an ``AssertionError`` with a hint otherwise.
+
+    Examples
+    --------
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from gendel.core.dre import ClassifierDRE
+    >>> X, deleted, exact = setup(Protocol("mog8", lam=0.6, N=400, sigma_a=0.1))
+    >>> share = check_own_dre(ClassifierDRE(LogisticRegression()).fit(X, deleted), exact, {"KBC": 0.6}, n=2000)
+    ✓ your DRE captures 0.01 of the deletion (KBC: 0.60); it beats none of them: try a classifier whose boundary can bend around a cluster
+    >>> check_own_dre(LogisticRegression(), exact, {})
+    Traceback (most recent call last):
+    AssertionError: ✗ a classifier is not yet a DRE. Hint: wrap it, dre.ClassifierDRE(LogisticRegression()), and fit that on X and deleted
+    """
+    if not hasattr(dre, "log_ratio"):
+        raise AssertionError(f"✗ a classifier is not yet a DRE. Hint: wrap it, dre.ClassifierDRE({dre!r}), and fit "
+                             "that on X and deleted")
+    if not getattr(dre, "_fitted", False):
+        raise AssertionError("✗ the DRE is not fitted. Hint: call .fit(X, deleted) on it (X, deleted as set up above)")
+    if (dre.n_samples_, dre.n_deleted_) != (exact.n_samples_, exact.n_deleted_):
+        raise AssertionError(f"✗ the DRE was fitted on {dre.n_samples_} points with {dre.n_deleted_} deleted; the "
+                             f"page's X has {exact.n_samples_} with {exact.n_deleted_} deleted. Hint: fit it on this "
+                             "page's X and deleted (the whole X, and the mask of X')")
+    Y = exact.pretrained_.sample(n, rng=np.random.default_rng(seed))
+    r, target = dre.ratio(Y), exact.ratio(Y)
+    if not np.all(np.isfinite(r)) or np.any(r < 0):
+        raise AssertionError("✗ some ratios are not finite or negative. Hint: the classifier's predict_proba must "
+                             "give probabilities in [0, 1] for both classes")
+    share = 1 - np.mean(np.abs(r - target)) / np.mean(np.abs(1 - target))
+    others = ", ".join(f"{name}: {v:.2f}" for name, v in beat.items())
+    beaten = [name for name, v in beat.items() if share > v]
+    rest = [k for k in beat if k not in beaten]
+    if not beaten:
+        verdict = "it beats none of them: try a classifier whose boundary can bend around a cluster"
+    else:
+        verdict = f"it beats {', '.join(beaten)}" + (f", not {', '.join(rest)}" if rest else "")
+    print(f"✓ your DRE captures {share:.2f} of the deletion ({others}); {verdict}")
+    return float(share)
+
+
+__all__ = ["LabChecks", "SETS", "TESTED", "Z", "check_own_dre"]
