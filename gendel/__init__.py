@@ -21,8 +21,9 @@ Helpers: ``_validation`` (checks at the boundary, the estimator base), ``_progre
 ``_kernels``, ``_environment`` (where the code runs: book build, Colab), ``cache`` (the on-disk
 result cache), ``fingerprint`` (hashes of the code that computes a result).
 
-torch is imported by five modules of ``gan`` alone, those that train or run a network
-(``networks``, ``training``, ``dcgan``, ``vdm``, ``classifier``); ``gendel.gan``'s ``__init__``
+torch is imported by seven modules of ``gan`` alone, those that train or run a network or keep
+its checkpoints (``networks``, ``devices``, ``checkpoints``, ``training``, ``dcgan``, ``vdm``,
+``classifier``); ``gendel.gan``'s ``__init__``
 imports nothing, so the 2-D half, the claims, the figures and the stored GAN results load without
 torch (a test imports every other module in a fresh process and checks it).
 """

@@ -1,6 +1,6 @@
-"""The claims of the paper as rules (gendel.claims): each rule on constructed KS tables whose
-verdict is known, and on a small real sweep the same verdicts and numbers as the rules the book's
-pages computed before they moved into the package."""
+"""The claims of the paper as rules (gendel.claims): each rule on constructed inputs whose verdict
+is known (KS tables, label summaries), and the GAN rules on the stored results with a model swapped
+in, where they must say no."""
 
 from __future__ import annotations
 

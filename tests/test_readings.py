@@ -128,3 +128,38 @@ def test_the_first_m_reaching_a_power_is_the_least_m_at_or_above_it_in_any_order
         readings.first_m_reaching(rates, 80)
     assert readings.from_m_words(readings.first_m_reaching(rates), 200) == "from *m* = 50"
     assert readings.from_m_words(readings.first_m_reaching(rates, 0.96), 200) == "at no *m* up to 200"
+
+
+# --------------------------------------------------------------------------------------------
+# The rules of the GAN deletion test's page and of the GAN Q2 page: each says both things, and
+# where its boundary lies
+
+
+def test_the_gan_pages_word_rules_say_both_things_at_their_boundaries():
+    from gendel.claims import readings as R
+
+    assert R.prediction_reading([True] * 3 + [False]) == "follows the measured rates"          # 3/4 = 0.75
+    assert R.prediction_reading([True] * 2 + [False] * 2) == "misses many of the measured rates"
+    with pytest.raises(ValueError):
+        R.prediction_reading([])
+    # LR within the tolerance counts as highest; a rate at or below `relevant` everywhere is not judged
+    assert R.highest_rate_reading({"lr": [0.88], "asc": [0.93]}).startswith("LR's rate is the highest")
+    assert R.highest_rate_reading({"lr": [0.87], "asc": [0.93]}) == "LR's rate is not always the highest"
+    assert R.highest_rate_reading({"lr": [0.1], "asc": [0.5]}).startswith("LR's rate is the highest")
+    assert R.more_often_reading([(0.5, 0.9)]) == "far more often than"          # 0.5 is not above `relevant`
+    assert R.more_often_reading([(0.6, 0.6)]) == "not always more often than"   # equal is not more often
+    assert R.flatness_reading(0.2, 0.1).startswith("neither")                   # exactly two standard errors
+    assert R.flatness_reading(0.21, 0.1).startswith("too flat")
+    assert R.flatness_reading(-0.21, 0.1).startswith("too steep")
+    assert R.safe_sizing_reading({"a": 200, "b": 100}, {"a": 100, "b": 100}).startswith("does not bound")
+    assert R.safe_sizing_reading({"a": 200, "b": 101}, {"a": 100, "b": 100}).startswith("underestimates")
+    assert R.level_reading([0.08], 0.08) == "keeps" and R.level_reading([0.0801], 0.08) == "does not keep"
+    assert [R.times_above_reading(v, 100) for v in (400, 399, 101, 100, 50)] == [
+        "far above", "above", "above", "not above", "not above"]
+    assert R.smaller_reading(1, 2) == "smaller" and R.smaller_reading(2, 1) == "not smaller"
+    assert R.share_words(0.5) == "less than half" and R.share_words(0.51) == "more than half"
+    assert R.range_words([0.5]) == "0.500 to 0.500" and R.range_words([], none="none") == "none"
+    assert R.bound_exceeded_words([0, 0]).startswith("no proposal")
+    assert R.bound_exceeded_words([0, 1e-4]) == "at most 0.01% of the proposals exceeded the bound"
+    assert R.same_as_before("x", "x") == "the same" and R.same_as_before("x", "y") == "x"
+    assert R.both_data_sets_m_words(50, float("inf"), 500) == "from *m* = 50 on MNIST and at no *m* up to 500 on Fashion-MNIST"

@@ -1,4 +1,5 @@
-"""The rules behind the sentences of the 2-D chapter, the classifier-DRE page and the GAN deletion test.
+"""The rules behind the sentences of the 2-D chapter, the classifier-DRE page, the GAN chapter's Q2 page
+and the GAN deletion test.
 
 A page computes its numbers where the reader sees them; what a sentence then says about them
 (which question reacts most, whether a run's value is within the noise of fresh draws, whether
@@ -19,6 +20,19 @@ must go one way.
 :func:`knn_zero_words`                  is a kNN DRE zero where the pre-trained model has mass?
 :func:`first_m_reaching`                the first sample size m at which a test reaches a power
 :func:`from_m_words`                    that sample size in words ("from *m* = 50")
+:func:`both_data_sets_m_words`          those sizes on MNIST and Fashion-MNIST, in one phrase
+:func:`same_as_before`                  "the same" where a second data set reads as the first
+:func:`prediction_reading`              does a predicted type-I error follow the measured rates?
+:func:`highest_rate_reading`            is LR's rejection rate the highest of the statistics?
+:func:`more_often_reading`              does a test reject one model more often than another?
+:func:`flatness_reading`                is the VDM ratio too flat, too steep or neither?
+:func:`safe_sizing_reading`             does sizing m from the approximated model err on the safe side?
+:func:`level_reading`                   does a test keep its level (rates inside a band)?
+:func:`times_above_reading`             how far one sample size lies above another
+:func:`smaller_reading`                 is one spread smaller than another?
+:func:`share_words`                     a share in words ("more than half")
+:func:`range_words`                     the range of a list of numbers, or why there is none
+:func:`bound_exceeded_words`            did any proposal of Alg. 1 exceed its bound?
 ======================================  ================================================================
 """
 
@@ -342,6 +356,193 @@ def from_m_words(m, largest):
     return f"from *m* = {m:g}" if np.isfinite(m) else f"at no *m* up to {largest:g}"
 
 
-__all__ = ["bandwidth_sensitivity", "below_zero", "covariance_readings", "deletion_sets", "directions",
-           "first_m_reaching", "footnote_logistic", "from_m_words", "knn_zero_words", "regularisation_summary",
-           "resampling_reading"]
+def both_data_sets_m_words(m_first, m_second, largest, names=("MNIST", "Fashion-MNIST")):
+    """Where a power curve reaches its target on two data sets, in one phrase (:func:`from_m_words`).
+
+    Examples
+    --------
+    >>> both_data_sets_m_words(50, 50, 500), both_data_sets_m_words(float("inf"), float("inf"), 500)
+    ('from *m* = 50 on both data sets', 'at no *m* up to 500 on either data set')
+    >>> both_data_sets_m_words(50, 100, 500)
+    'from *m* = 50 on MNIST and from *m* = 100 on Fashion-MNIST'
+    """
+    if m_first == m_second:
+        return (f"from *m* = {m_first:g} on both data sets" if np.isfinite(m_first)
+                else f"at no *m* up to {largest:g} on either data set")
+    return f"{from_m_words(m_first, largest)} on {names[0]} and {from_m_words(m_second, largest)} on {names[1]}"
+
+
+def same_as_before(words, before, same="the same"):
+    """``same`` where a second data set's reading repeats the first's, else the reading itself.
+
+    Examples
+    --------
+    >>> same_as_before("too flat", "too flat"), same_as_before("too steep", "too flat")
+    ('the same', 'too steep')
+    """
+    return same if words == before else words
+
+
+def prediction_reading(inside, share=0.75):
+    """Does a prediction follow measured rates? ``inside``: per prediction, whether it lies in the
+    interval of the rate measured; it follows them when at least ``share`` of them do.
+
+    Examples
+    --------
+    >>> prediction_reading([True, True, True, False]), prediction_reading([True, False, False, False])
+    ('follows the measured rates', 'misses many of the measured rates')
+    """
+    inside = list(inside)
+    if not inside:
+        raise ValueError("prediction_reading needs at least one prediction")
+    return "follows the measured rates" if sum(inside) >= share * len(inside) else "misses many of the measured rates"
+
+
+def highest_rate_reading(rates, first="lr", tolerance=0.05, relevant=0.5):
+    """Is the rejection rate of statistic ``first`` the highest at every sample size where some
+    statistic rejects in more than ``relevant`` of the tests (or within ``tolerance`` of it)?
+    ``rates``: ``{statistic: [rate per sample size]}``.
+
+    Examples
+    --------
+    >>> highest_rate_reading({"lr": [0.2, 0.9], "asc": [0.3, 0.93]})
+    "LR's rate is the highest, or within 0.05 of it"
+    >>> highest_rate_reading({"lr": [0.2, 0.7], "asc": [0.3, 0.93]})
+    "LR's rate is not always the highest"
+    """
+    n = len(rates[first])
+    top = [max(r[i] for r in rates.values()) for i in range(n)]
+    highest = all(rates[first][i] >= top[i] - tolerance for i in range(n) if top[i] > relevant)
+    return (f"{first.upper()}'s rate is the highest, or within {tolerance:g} of it" if highest
+            else f"{first.upper()}'s rate is not always the highest")
+
+
+def more_often_reading(pairs, relevant=0.5):
+    """Does a test reject one model far more often than another? ``pairs``: per sample size, the
+    first model's rate and the upper end of the second's interval; wherever the first rejects in
+    more than ``relevant`` of the tests it must exceed that upper end.
+
+    Examples
+    --------
+    >>> more_often_reading([(0.3, 0.2), (0.9, 0.25)]), more_often_reading([(0.9, 0.95)])
+    ('far more often than', 'not always more often than')
+    """
+    return ("far more often than" if all(a > high for a, high in pairs if a > relevant)
+            else "not always more often than")
+
+
+def flatness_reading(diff, se):
+    """How δ − δ′ (the re-trained model's shift of LR minus the approximated model's) reads against
+    its standard error: the VDM ratio is too flat, too steep, or neither within two standard errors.
+
+    Examples
+    --------
+    >>> flatness_reading(0.3, 0.1).split(":")[0], flatness_reading(-0.3, 0.1).split(":")[0]
+    ('too flat', 'too steep')
+    >>> flatness_reading(0.1, 0.1).startswith("neither")
+    True
+    """
+    if diff > 2 * se:
+        return "too flat: it re-weights p̂ by less than re-training changed it, along the direction it points to"
+    if diff < -2 * se:
+        return "too steep: it re-weights p̂ by more than re-training changed it"
+    return "neither too flat nor too steep within noise (δ − δ′ is within two standard errors of 0)"
+
+
+def safe_sizing_reading(m_approx, m_re):
+    """Does sizing the test's m from the approximated model err on the safe side? ``m_approx`` and
+    ``m_re``: per data set, the m that 80 % power needs against the approximated and the re-trained
+    model; safe when the approximated model needs more on every data set.
+
+    Examples
+    --------
+    >>> safe_sizing_reading({"mnist": 400}, {"mnist": 100}).split(",")[0]
+    'underestimates the power against a truly re-trained GAN here'
+    >>> safe_sizing_reading({"mnist": 50}, {"mnist": 100}).startswith("does not bound")
+    True
+    """
+    if all(m_approx[d] > m_re[d] for d in m_re):
+        return ("underestimates the power against a truly re-trained GAN here, so sizing m from the approximated "
+                "model errs on the safe side")
+    return ("does not bound the power against a truly re-trained GAN here: on at least one data set the "
+            "approximated model is the easier one to detect")
+
+
+def level_reading(rates, high, words=("keeps", "does not keep")):
+    """Do rejection rates stay at or below the upper end ``high`` of the band of a test at its level?
+
+    Examples
+    --------
+    >>> level_reading([0.04, 0.06], 0.08), level_reading([0.04, 0.12], 0.08)
+    ('keeps', 'does not keep')
+    >>> level_reading([0.04], 0.08, ("stays in", "leaves"))
+    'stays in'
+    """
+    return words[0] if all(r <= high for r in rates) else words[1]
+
+
+def times_above_reading(value, reference, far=4):
+    """How ``value`` (a sample size) compares with ``reference``: "far above" (at least ``far`` times),
+    "above", or "not above".
+
+    Examples
+    --------
+    >>> times_above_reading(400, 100), times_above_reading(150, 100), times_above_reading(100, 100)
+    ('far above', 'above', 'not above')
+    """
+    return "far above" if value >= far * reference else "above" if value > reference else "not above"
+
+
+def smaller_reading(value, reference):
+    """ "smaller" or "not smaller".
+
+    Examples
+    --------
+    >>> smaller_reading(0.1, 0.2), smaller_reading(0.2, 0.2)
+    ('smaller', 'not smaller')
+    """
+    return "smaller" if value < reference else "not smaller"
+
+
+def share_words(share):
+    """A share in words: "more than half" or "less than half" (half itself counts as less).
+
+    Examples
+    --------
+    >>> share_words(0.62), share_words(0.41)
+    ('more than half', 'less than half')
+    """
+    return "more than half" if share > 0.5 else "less than half"
+
+
+def range_words(values, fmt=".3f", none="not measurable with one seed"):
+    """The range of ``values`` ("0.012 to 0.031"), or ``none`` when there are none.
+
+    Examples
+    --------
+    >>> range_words([0.031, 0.012, 0.02]), range_words([])
+    ('0.012 to 0.031', 'not measurable with one seed')
+    """
+    values = list(values)
+    return f"{min(values):{fmt}} to {max(values):{fmt}}" if values else none
+
+
+def bound_exceeded_words(shares):
+    """Did any proposal of Alg. 1 exceed the bound B? ``shares``: per job, the share of proposals above B.
+
+    Examples
+    --------
+    >>> bound_exceeded_words([0.0, 0.0]), bound_exceeded_words([0.0, 0.0012])
+    ('no proposal exceeded the bound in any job', 'at most 0.12% of the proposals exceeded the bound')
+    """
+    exceeded = max(shares)
+    return ("no proposal exceeded the bound in any job" if exceeded == 0
+            else f"at most {exceeded:.2%} of the proposals exceeded the bound")
+
+
+__all__ = ["bandwidth_sensitivity", "below_zero", "both_data_sets_m_words", "bound_exceeded_words",
+           "covariance_readings", "deletion_sets", "directions", "first_m_reaching", "flatness_reading",
+           "footnote_logistic", "from_m_words", "highest_rate_reading", "knn_zero_words", "level_reading",
+           "more_often_reading", "prediction_reading", "range_words", "regularisation_summary",
+           "resampling_reading", "safe_sizing_reading", "same_as_before", "share_words", "smaller_reading",
+           "times_above_reading"]

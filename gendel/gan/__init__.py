@@ -12,7 +12,7 @@ vdm          :class:`~gendel.gan.vdm.VDMDRE`, the VDM density ratio estimator
 classifier   :class:`~gendel.gan.classifier.LabelClassifier`, which reads the label distribution of generated images
 profiles     the sizes (:data:`~gendel.gan.profiles.PROFILES`) and the jobs of §5.2
 experiment   a job's stages: train, Q2 (fast deletion), Q3 (the deletion test), per-epoch curves
-results      :class:`~gendel.gan.result_files.JobResult`, the result files, the results stored with gendel, their provenance
+result_files :class:`~gendel.gan.result_files.JobResult`, the result files, the results stored with gendel, their provenance
 schema       the declared schema of a result file and the checksum of its content
 seal         sealing results made before result files carried checksums
 run          :func:`~gendel.gan.run.run_job`, the rule for "done", :func:`~gendel.gan.run.code_fingerprint` and the provenance record
