@@ -618,5 +618,6 @@ if __name__ == "__main__":
     _main()
 
 
-__all__ = ["PAGE", "STUDENT", "SOLUTION_TAG", "SOLUTIONS_ONLY", "book_address", "book_labels", "page_labels", "plain_markdown", "read_book_address", "student_notebook", "student_text", "stub",
+__all__ = ["PAGE", "STUDENT", "SOLUTION_TAG", "SOLUTIONS_ONLY", "book_address", "book_labels", "book_numbering",
+           "page_labels", "plain_markdown", "read_book_address", "student_notebook", "student_text", "stub",
            "write_student_notebook"]
