@@ -687,3 +687,6 @@ def test_fewer_deleted_labels_is_not_claimed_when_the_rule_credits_another_train
     drifting = claim_fewer_deleted_labels([summary(0.09)])
     assert drifting.details["rows"]["control"]["verdict"] == "holds"
     assert drifting.verdict == NOT_DISTINGUISHABLE and "credits another training" in drifting.numbers
+    # and the re-trained model's row, judged by the same rule, cannot be credited either
+    assert drifting.details["rows"]["re"]["verdict"] == drifting.details["rows"]["re"]["claim"].verdict == NOT_DISTINGUISHABLE
+    assert still.details["rows"]["re"]["verdict"] == "holds"

@@ -300,7 +300,8 @@ def claim_fewer_deleted_labels(summaries, model="approx"):
     Where the results have a control GAN (a second pre-trained model on X: another training, no
     deletion), the rule judges it too (δ(control) − δ(p̂), a row of its own). A rule that credits it
     ("holds" or "partly") cannot tell deletion from a second training: the claim then reads "not
-    distinguishable from training noise", whatever fast deletion's count.
+    distinguishable from training noise", whatever fast deletion's count, and so does its row of the
+    re-trained model.
 
     Examples
     --------
@@ -320,14 +321,20 @@ def claim_fewer_deleted_labels(summaries, model="approx"):
     judged = ("re", "pre", "control") if summaries and all("control" in s.dist for s in summaries) else ("re", "pre")
     rows = ({m: claim_row(claim_fewer_deleted_labels(summaries, m), _short(m)) for m in judged}
             if model == "approx" else None)
+    credits_control = bool(rows) and rows.get("control", {}).get("verdict") in ("holds", "partly")
+    if credits_control:
+        # the rule cannot tell deletion from a second training: not for fast deletion, not for re-training
+        re = rows["re"]["claim"]
+        rows["re"] = claim_row(dataclasses.replace(re, verdict=NOT_DISTINGUISHABLE), _short("re"))
     claim = case_claim("fewer_deleted_labels", "Fig. 7(a)(b), §5.2, App. E.2, E.3",
                        "the approximated model generates fewer of the deleted labels", _fewer_cases(summaries, model),
                        _seeds(summaries), rows)
-    control = (rows or {}).get("control")
-    if control and control["verdict"] in ("holds", "partly"):
+    if credits_control:
+        control = rows["control"]
         return dataclasses.replace(claim, verdict=NOT_DISTINGUISHABLE, numbers=(
             f"{claim.numbers}; the rule credits another training on X (the control, {control['passed']}/"
-            f"{control['n']}), so it cannot tell deletion from training noise"))
+            f"{control['n']}), so it cannot tell deletion from training noise, for fast deletion or for "
+            f"re-training"))
     return claim
 
 
