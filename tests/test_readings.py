@@ -163,3 +163,16 @@ def test_the_gan_pages_word_rules_say_both_things_at_their_boundaries():
     assert R.bound_exceeded_words([0, 1e-4]) == "at most 0.01% of the proposals exceeded the bound"
     assert R.same_as_before("x", "x") == "the same" and R.same_as_before("x", "y") == "x"
     assert R.both_data_sets_m_words(50, float("inf"), 500) == "from *m* = 50 on MNIST and at no *m* up to 500 on Fashion-MNIST"
+
+
+def test_the_small_word_rules_turn_at_their_boundary():
+    assert readings.check_words(np.bool_(True)) == "passes" and readings.check_words(0) == "fails"
+    # one fingerprint, today's, matches; today's among others, or another alone, does not
+    assert readings.fingerprint_words(["f1"], "f1") == "matches"
+    assert readings.fingerprint_words(("f0", "f1"), "f1") == readings.fingerprint_words(("f0",), "f1") == "does not match"
+    # one sealed result among unsealed ones says "were sealed" (the page lists the seal times beside it)
+    assert readings.sealed_words({None, "2026-11-20"}) == "were sealed"
+    assert readings.sealed_words([None, None]) == "were not sealed"
+    # just below the used size is a fraction; at it, more
+    assert readings.sample_size_words(1999.9, 2000) == "a fraction of"
+    assert readings.sample_size_words(2000, 2000) == "more than"

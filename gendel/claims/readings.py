@@ -1,5 +1,5 @@
-"""The rules behind the sentences of the 2-D chapter, the classifier-DRE page, the GAN chapter's Q2 page
-and the GAN deletion test.
+"""The rules behind the sentences of the 2-D chapter, the classifier-DRE page, the GAN chapter (its
+setup, Q2, Q3 and baselines pages) and the GAN deletion test.
 
 A page computes its numbers where the reader sees them; what a sentence then says about them
 (which question reacts most, whether a run's value is within the noise of fresh draws, whether
@@ -33,6 +33,10 @@ must go one way.
 :func:`share_words`                     a share in words ("more than half")
 :func:`range_words`                     the range of a list of numbers, or why there is none
 :func:`bound_exceeded_words`            did any proposal of Alg. 1 exceed its bound?
+:func:`check_words`                     did a rule pass its check on known answers?
+:func:`fingerprint_words`               were stored results made by today's code?
+:func:`sealed_words`                    do stored results carry a seal (a checksum added later)?
+:func:`sample_size_words`               is a sample size a fraction of another, or more?
 ======================================  ================================================================
 """
 
@@ -540,9 +544,56 @@ def bound_exceeded_words(shares):
             else f"at most {exceeded:.2%} of the proposals exceeded the bound")
 
 
-__all__ = ["bandwidth_sensitivity", "below_zero", "both_data_sets_m_words", "bound_exceeded_words",
-           "covariance_readings", "deletion_sets", "directions", "first_m_reaching", "flatness_reading",
-           "footnote_logistic", "from_m_words", "highest_rate_reading", "knn_zero_words", "level_reading",
-           "more_often_reading", "prediction_reading", "range_words", "regularisation_summary",
-           "resampling_reading", "safe_sizing_reading", "same_as_before", "share_words", "smaller_reading",
-           "times_above_reading"]
+def check_words(passed):
+    """Did a rule pass its check on known answers? "passes" or "fails".
+
+    Examples
+    --------
+    >>> check_words(True), check_words(False)
+    ('passes', 'fails')
+    """
+    return "passes" if bool(passed) else "fails"
+
+
+def fingerprint_words(fingerprints, today):
+    """Were stored results made by today's code? ``fingerprints``: the distinct fingerprints the results
+    record; "matches" only when that is today's alone.
+
+    Examples
+    --------
+    >>> fingerprint_words(("ab12",), "ab12"), fingerprint_words(("ab12", "cd34"), "ab12")
+    ('matches', 'does not match')
+    """
+    return "matches" if tuple(fingerprints) == (today,) else "does not match"
+
+
+def sealed_words(sealed_at):
+    """Do stored results carry a seal? ``sealed_at``: the set of the results' seal times, None for a
+    result without one; "were sealed" when any was, else "were not sealed".
+
+    Examples
+    --------
+    >>> sealed_words({None}), sealed_words({"2026-11-20 10:00"})
+    ('were not sealed', 'were sealed')
+    """
+    return "were sealed" if set(sealed_at) != {None} else "were not sealed"
+
+
+def sample_size_words(m_needed, m_used):
+    """How a sample size ``m_needed`` compares with the one used, ``m_used``: "a fraction of" when it
+    is smaller, else "more than" (equal counts as more: the used size is not enough to spare).
+
+    Examples
+    --------
+    >>> sample_size_words(120, 2000), sample_size_words(2000, 2000), sample_size_words(5000, 2000)
+    ('a fraction of', 'more than', 'more than')
+    """
+    return "a fraction of" if m_needed < m_used else "more than"
+
+
+__all__ = ["bandwidth_sensitivity", "below_zero", "both_data_sets_m_words", "bound_exceeded_words", "check_words",
+           "covariance_readings", "deletion_sets", "directions", "fingerprint_words", "first_m_reaching",
+           "flatness_reading", "footnote_logistic", "from_m_words", "highest_rate_reading", "knn_zero_words",
+           "level_reading", "more_often_reading", "prediction_reading", "range_words", "regularisation_summary",
+           "resampling_reading", "safe_sizing_reading", "same_as_before", "sample_size_words", "sealed_words",
+           "share_words", "smaller_reading", "times_above_reading"]
