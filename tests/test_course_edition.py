@@ -173,3 +173,37 @@ def test_the_student_edition_has_no_solution_key_or_teacher_page(student_html):
     assert not list(student_html.rglob("_sources/*.md")), "page sources (with solutions) were copied"
     links = re.findall(r'href="([^"]*_student\.ipynb)"', (student_html / f"{edition.STUDENT_PAGE}.html").read_text())
     assert len(links) == 2 and all((student_html / "book/course" / link).resolve().is_file() for link in links)
+
+
+# --- the book's source, published with the full edition (gendel.book.wheel.publish_source) -------
+
+def test_the_full_edition_publishes_the_tracked_source_and_the_student_edition_none(tmp_path, monkeypatch):
+    import tarfile
+
+    from gendel.book import wheel
+
+    monkeypatch.delenv(edition.EDITION_ENV, raising=False)
+    path, why = wheel.publish_source(tmp_path / "full", REPO)
+    assert why is None and path.name == wheel.source_name(wheel.version(REPO))
+    names = tarfile.open(path).getnames()
+    top = f"gendel-{wheel.version(REPO)}/"
+    assert all(n.startswith(top) for n in names)
+    tracked = subprocess.run(["git", "-C", str(REPO), "ls-files"], capture_output=True, text=True).stdout.split()
+    assert sorted(n[len(top):] for n in names) == sorted(f for f in tracked if (REPO / f).is_file())
+    for needed in ("Makefile", "_toc.yml", "_toc_student.yml", "book/course/key.md", "gendel/book/edition.py"):
+        assert top + needed in names, needed
+    assert "EDITION=student" in (path.parent / "index.html").read_text()
+
+    monkeypatch.setenv(edition.EDITION_ENV, "student")
+    path, why = wheel.publish_source(tmp_path / "student", REPO)
+    assert path is None and "solutions" in why and not (tmp_path / "student").exists()
+
+
+def test_a_copy_that_is_not_a_git_checkout_gets_no_source_archive(tmp_path, monkeypatch):
+    from gendel.book import wheel
+
+    monkeypatch.delenv(edition.EDITION_ENV, raising=False)
+    (tmp_path / "pyproject.toml").write_text('[project]\nversion = "0.1.0"\n')
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path.parent))  # git must not find a repository above
+    path, why = wheel.publish_source(tmp_path / "out", tmp_path)
+    assert path is None and "not a git checkout" in why

@@ -5,7 +5,9 @@ writes it to ``<html>/wheel/gendel-<version>-py3-none-any.whl`` with a link page
 (:func:`gendel.book.wheel.build_wheel`): a teacher who copies the HTML folder to any static host
 publishes the package with it, and the pages' install cell installs it from
 ``<html.baseurl>/wheel/`` (:mod:`gendel.book.install`). A wheel that lacks the stored GAN results
-fails the build.
+fails the build. The full edition also gets the book's source (``source/``,
+:func:`gendel.book.wheel.build_source`), from which a teacher builds the student edition; the
+student edition does not, as the source holds the solutions.
 """
 from pathlib import Path
 
@@ -25,6 +27,10 @@ def _build_finished(app, exception):
     except (RuntimeError, ValueError) as err:
         raise ExtensionError(f"gendel's wheel for the book: {err}") from err
     LOGGER.info(f"gendel's wheel: {Path(path).relative_to(app.outdir)}")
+    from gendel.book.wheel import publish_source
+
+    path, why = publish_source(app.outdir, root=Path(app.srcdir))
+    LOGGER.info(f"the book's source: {Path(path).relative_to(app.outdir)}" if path else f"no source archive: {why}")
 
 
 def setup(app):

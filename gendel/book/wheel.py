@@ -11,6 +11,14 @@ wheel and writes it into the HTML folder::
 The wheel holds the package and the GAN results stored with it (``gendel/gan/results``), which the
 GAN pages read. The install cell finds it at ``<html.baseurl>/wheel/<name>`` (:func:`wheel_url`), with
 ``html.baseurl`` the book's address set in ``_config.yml``.
+
+The full edition also carries the book's source, the files the clone tracks as they were built
+(``build_source``), so that a teacher who has only the hosted book can build the student edition
+and host it for a course::
+
+    _build/html/source/gendel-<version>-source.tar.gz       # tar xzf it; make book EDITION=student
+
+The student edition carries no source: the source holds every solution and the teacher's key.
 """
 
 from __future__ import annotations
@@ -29,6 +37,8 @@ ROOT = Path(__file__).resolve().parents[2]
 FOLDER = "wheel"
 #: What the wheel must hold besides the code: the stored GAN results the GAN pages read.
 DATA = "gendel/gan/results"
+#: The folder of the HTML output that holds the book's source (the full edition only).
+SOURCE_FOLDER = "source"
 
 
 def version(root=ROOT):
@@ -113,6 +123,81 @@ def build_wheel(outdir, root=ROOT):
         f' or <code>pip install --find-links &lt;this folder&gt; "gendel[book]"</code>.</p>\n'
         f'<a href="{name}">{name}</a>\n</body></html>\n')
     return folder / name
+
+
+def source_name(release):
+    """The file name of the book's source archive of version ``release``.
+
+    Examples
+    --------
+    >>> source_name("0.1.0")
+    'gendel-0.1.0-source.tar.gz'
+    """
+    return f"gendel-{release}-source.tar.gz"
+
+
+def build_source(outdir, root=ROOT):
+    """Write the book's source, the files git tracks in the clone ``root`` as they are on its disk,
+    to ``outdir/source/gendel-<version>-source.tar.gz`` (one top folder, ``gendel-<version>/``),
+    with a link page beside it; returns the archive's path.
+
+    Raises ``ValueError`` where ``root`` is not a git checkout (the tracked files say what the
+    source is; a folder's other files, a virtual environment or a build, are not source).
+
+    Examples
+    --------
+    >>> import tarfile, tempfile
+    >>> from gendel.book.wheel import build_source
+    >>> path = build_source(tempfile.mkdtemp())                       # doctest: +SKIP
+    >>> "gendel-0.1.0/_toc.yml" in tarfile.open(path).getnames()     # doctest: +SKIP
+    True
+    """
+    import tarfile
+
+    root, folder = Path(root), Path(outdir) / SOURCE_FOLDER
+    listed = subprocess.run(["git", "-C", str(root), "ls-files", "-z"], capture_output=True)
+    if listed.returncode:
+        raise ValueError(f"{root} is not a git checkout, so the book's source archive is not written: "
+                         f"{listed.stderr.decode(errors='replace').strip()[-300:]}")
+    files = [f for f in listed.stdout.decode().split("\0") if f and (root / f).is_file()]
+    release = version(root)
+    name, top = source_name(release), f"gendel-{release}"
+    folder.mkdir(parents=True, exist_ok=True)
+    for old in folder.glob("gendel-*-source.tar.gz"):
+        old.unlink()
+    with tarfile.open(folder / name, "w:gz") as archive:
+        for f in sorted(files):
+            archive.add(root / f, arcname=f"{top}/{f}", recursive=False)
+    (folder / "index.html").write_text(
+        f'<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>gendel: the book\'s source</title></head>\n'
+        f'<body>\n<p>The source of this book: <code>tar xzf {name}; cd {top}; make book EDITION=student</code> '
+        f'builds the student edition (without solutions, key or teacher pages) for a course site; '
+        f'<code>make book</code> builds this one.</p>\n<a href="{name}">{name}</a>\n</body></html>\n')
+    return folder / name
+
+
+def publish_source(outdir, root=ROOT):
+    """The book build's step: the source archive (:func:`build_source`) in the full edition, none in
+    the student edition (the source holds the solutions and the key) or where ``root`` is not a git
+    checkout. Returns ``(path, None)``, or ``(None, why)``.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from gendel.book.wheel import publish_source
+    >>> os.environ["GENDEL_EDITION"] = "student"
+    >>> publish_source(tempfile.mkdtemp())
+    (None, 'the student edition carries no source: it holds the solutions and the key')
+    >>> del os.environ["GENDEL_EDITION"]
+    """
+    from gendel.book.edition import edition
+
+    if edition() == "student":
+        return None, "the student edition carries no source: it holds the solutions and the key"
+    try:
+        return build_source(outdir, root), None
+    except ValueError as err:
+        return None, str(err)
 
 
 def _setuptools_major():
