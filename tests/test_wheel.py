@@ -96,3 +96,14 @@ def test_a_fresh_venv_installs_the_wheel_and_runs_a_page(published, tmp_path, mo
     assert Path(prefix) == venv and module.startswith(str(venv)), f"gendel came from {module}, not the fresh venv"
     assert int(stored) == len(list((REPO / wheel.DATA).rglob("*.npz"))) > 0
     print(f"fresh venv: installed the published wheel and ran book/framework.ipynb in {seconds:.0f} s")
+
+
+def test_the_built_book_carries_its_source_and_the_teacher_page_links_it():
+    """make book (the full edition) writes the source archive that the teacher page links."""
+    html = os.environ.get("GENDEL_BOOK_HTML")
+    if not html:
+        pytest.skip("needs the built book: GENDEL_BOOK_HTML (make test sets it)")
+    archive = Path(html) / wheel.SOURCE_FOLDER / wheel.source_name(wheel.version(REPO))
+    assert archive.is_file() and (archive.parent / "index.html").is_file()
+    teacher = (Path(html) / "book" / "course" / "teacher.html").read_text()
+    assert 'href="../../source/index.html"' in teacher
