@@ -4,6 +4,8 @@
 #               key, into _build/student/_build/html, for a course site)
 #   make test   run the whole test suite (unit tests, the book build, browser tests)
 #   make lab    (for readers) run the pages live in JupyterLab
+#   make install-cells  (for a teacher who hosts the book) write the address set in _config.yml
+#               into the install cell of every page and notebook
 # Each sets up everything it needs on a fresh machine (Python 3.10+, Debian for the browser).
 
 PYTHON ?= python3
@@ -43,7 +45,7 @@ else ifneq ($(EDITION),full)
 $(error EDITION=$(EDITION) is not an edition of the book: use EDITION=full (the default) or EDITION=student)
 endif
 
-.PHONY: book test unit lab data browser-deps clean
+.PHONY: book test unit lab data browser-deps clean install-cells
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -93,6 +95,11 @@ unit: $(STAMP) data
 # book is built again only when something it is built from changed since (BOOK_SOURCES).
 test: $(STAMP) $(LAB_SETTINGS) browser-deps $(BOOK_STAMP)
 	GENDEL_BOOK_HTML=$(CURDIR)/_build/html $(PY) -m pytest
+
+# The first cell of every page and notebook installs gendel from the address _config.yml names
+# (html.baseurl, else repository.url): write it again after changing them (gendel/book/install.py).
+install-cells: $(STAMP)
+	$(PY) -m gendel.book.install
 
 clean:
 	rm -rf _build

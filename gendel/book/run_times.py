@@ -244,13 +244,13 @@ def runs_reading(page_times):
     >>> runs_reading({"runs": 1})
     'The page times come from one run of the benchmark, one page after the other.'
     >>> runs_reading({"runs": 2})  # doctest: +ELLIPSIS
-    'The page times join 2 runs of the benchmark over different pages; where runs went side by side ...'
+    'The page times join 2 runs of the benchmark over different pages; the load average beside each ...'
     """
     runs = page_times.get("runs", 1)
     if runs == 1:
         return "The page times come from one run of the benchmark, one page after the other."
-    return (f"The page times join {runs} runs of the benchmark over different pages; where runs went side by "
-            "side they slowed each other down, and the load averages show by how much.")
+    return (f"The page times join {runs} runs of the benchmark over different pages; the load average beside "
+            "each page says how busy the machine was while it ran.")
 
 
 def machines_table(measured):
