@@ -22,6 +22,9 @@ dense evaluation to about 1e-13).
 The thread pool starts on first use. A forked child (multiprocessing's "fork" start method,
 joblib, submitit) inherits the pool object but not its threads, so work sent to it would wait
 forever: the child forgets the pool at the fork and starts its own when it needs one.
+
+The dense kernel matrices of the MMD statistics and of the theory checks share
+:func:`sqdist` (squared distances between two sets of points) and :func:`rbf_gram`.
 """
 
 from __future__ import annotations
@@ -277,3 +280,14 @@ def spatial_order(Y, *, none_if_ordered=False):
 def log_normaliser(bandwidth, dim):
     """log of the Gaussian kernel constant (2 pi sigma^2)^(-d/2)."""
     return -0.5 * dim * np.log(2.0 * np.pi * bandwidth**2)
+
+
+def sqdist(A, B):
+    """Squared distances between the rows of A (..., m, d) and B (..., n, d): shape (..., m, n)."""
+    d2 = (A * A).sum(-1)[..., :, None] + (B * B).sum(-1)[..., None, :] - 2.0 * A @ np.swapaxes(B, -1, -2)
+    return np.maximum(d2, 0.0)
+
+
+def rbf_gram(A, B, bandwidth):
+    """RBF Gram matrix exp(-||a - b||^2 / (2 bandwidth^2)), batched over leading axes like :func:`sqdist`."""
+    return np.exp(-sqdist(A, B) / (2.0 * bandwidth**2))

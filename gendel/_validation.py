@@ -298,6 +298,28 @@ def check_memory(nbytes, what, advice):
                          f"of memory: {advice}")
 
 
+def outputs_text(dre, Y, log_r):
+    """What a DRE's ``log_ratio(Y)`` returned instead of one number per point, for a message."""
+    if np.ndim(log_r) == 0:
+        try:
+            if dre.log_ratio(Y[:2]) is None:
+                return "None (does log_ratio lack a return statement?)"
+        except Exception:  # noqa: BLE001 - a message must not fail
+            pass
+        return "a single number"
+    return f"an array of shape {np.shape(log_r)}"
+
+
+def outputs_error(dre, Y, log_r, n):
+    """The message for a model that drew other than ``n`` points, or a DRE whose log ratios are not one
+    number per point (Alg. 1 would otherwise broadcast them, or accept every proposal alike)."""
+    if np.shape(Y)[:1] != (n,):
+        return (f"the model's sample({n}, rng=...) returned an array of shape {np.shape(Y)}, not {n} points: "
+                "sample(m, rng=...) must return an array of m points, one per row (shape (m, ...))")
+    return (f"the DRE's log_ratio(Y) returned {outputs_text(dre, Y, log_r)} for {n} points of shape {np.shape(Y)}; "
+            f"it must return one log ratio per point, an array of shape ({n},)")
+
+
 class NotFittedError(ValueError, AttributeError):
     """An estimator or model was used before ``fit``.
 

@@ -71,18 +71,22 @@ def layer(name):
     return LAYERS[max(matches, key=len)]
 
 
+def from_prefix(importer, node):
+    """The dotted name a ``from ... import`` statement imports from (relative imports resolved)."""
+    package = importer if MODULES[importer].name == "__init__.py" else importer.rpartition(".")[0]
+    if node.level:
+        base = package.split(".")
+        base = base[: len(base) - node.level + 1]
+        return ".".join(base + ([node.module] if node.module else []))
+    return node.module or ""
+
+
 def resolve(importer, node):
     """The gendel modules an import statement names (relative imports resolved)."""
-    package = importer if MODULES[importer].name == "__init__.py" else importer.rpartition(".")[0]
     if isinstance(node, ast.Import):
         names = [a.name for a in node.names]
     else:
-        if node.level:
-            base = package.split(".")
-            base = base[: len(base) - node.level + 1]
-            prefix = ".".join(base + ([node.module] if node.module else []))
-        else:
-            prefix = node.module or ""
+        prefix = from_prefix(importer, node)
         # `from . import data` names the module gendel.synthetic.data; `from .data import sample` names gendel.synthetic.data
         names = [f"{prefix}.{a.name}" if f"{prefix}.{a.name}" in MODULES else prefix for a in node.names]
     found = set()
@@ -385,3 +389,59 @@ def test_the_reweighting_and_the_label_tables_are_written_once():
     for pattern, n in tables.items():
         found = [str(p.relative_to(root)) for p in (root / "gendel").rglob("*.py") if re.search(pattern, p.read_text())]
         assert len(found) == n, (pattern, found)
+
+
+# ------------------------------------------------------------------------------------------
+# A module's private names are its own
+
+def private_imports(name):
+    """(line, what) of each private name (a leading underscore) that module ``name`` takes from another
+    gendel module that is not itself private: ``from gendel.x import _f``, or ``x._f`` where ``x`` is
+    a gendel module imported under a name. A private module (``gendel._kernels``,
+    ``gendel.plotting.synthetic._common``) is where helpers shared inside gendel live; its names may be
+    imported from anywhere, its underscore or not."""
+    tree = ast.parse(MODULES[name].read_text())
+    private_module = lambda m: any(p.startswith("_") for p in m.split("."))  # noqa: E731
+    aliases, found = {}, []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            prefix = from_prefix(name, node)
+            for alias in node.names:
+                whole = f"{prefix}.{alias.name}"
+                if whole in MODULES:  # `from gendel.gan import checkpoints as _checkpoints`: a module
+                    if whole != name:
+                        aliases[alias.asname or alias.name] = whole
+                    continue
+                one = ast.ImportFrom(module=node.module, names=[alias], level=node.level)
+                for module in resolve(name, one):
+                    if alias.name.startswith("_") and not private_module(module) and module != name:
+                        found.append((node.lineno, f"{module}.{alias.name}"))
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name in MODULES and alias.asname:
+                    aliases[alias.asname] = alias.name
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases
+                and node.attr.startswith("_") and not node.attr.startswith("__")
+                and not private_module(aliases[node.value.id]) and aliases[node.value.id] != name):
+            found.append((node.lineno, f"{aliases[node.value.id]}.{node.attr}"))
+    return sorted(set(found))
+
+
+def test_no_module_takes_another_modules_private_names():
+    taken = {name: hits for name in MODULES if (hits := private_imports(name))}
+    assert not taken, ("a private name is its module's own: make it public (with an Examples section) or move it "
+                       f"into a private module such as gendel._validation or gendel._kernels: {taken}")
+
+
+def test_the_private_name_rule_can_fail(tmp_path, monkeypatch):
+    """The rule sees both spellings, and lets private modules and a module's own names through."""
+    source = ("from gendel.core.deletion import _too_many, ApproximateDeletion\n"
+              "from gendel import _kernels\nfrom gendel._validation import _private_ok\n"
+              "from gendel.gan import checkpoints as cp\nimport gendel.gan.images as im\n"
+              "def f():\n    return cp._restore, im.load_images, _kernels._CHUNK\n")
+    path = tmp_path / "probe.py"
+    path.write_text(source)
+    monkeypatch.setitem(MODULES, "gendel.probe", path)
+    assert private_imports("gendel.probe") == [(1, "gendel.core.deletion._too_many"),
+                                               (7, "gendel.gan.checkpoints._restore")]

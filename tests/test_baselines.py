@@ -44,7 +44,7 @@ from gendel.gan.images import label_deletion_mask  # noqa: E402
 from gendel.gan.labels import class_reweighted  # noqa: E402
 from gendel.gan.networks import Generator  # noqa: E402
 from gendel.gan.profiles import PROFILES, Job, jobs  # noqa: E402
-from gendel.gan.result_files import DamagedResult, _read_arrays, write_record  # noqa: E402
+from gendel.gan.result_files import DamagedResult, read_arrays, write_record  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 TINY_JOBS = baseline_jobs("tiny")
@@ -306,7 +306,7 @@ def _baseline_hash():
 
 
 def _protocol_hash():
-    return code_hash(run_module.computing_roots(), skip=run_module._bookkeeping(),
+    return code_hash(run_module.computing_roots(), skip=run_module.bookkeeping(),
                      skip_modules=run_module.BOOKKEEPING_MODULES)
 
 
@@ -514,7 +514,7 @@ def rewrite(path, change):
     """Change a result and write it as gendel writes results (a new checksum)."""
     d = json.loads(path.read_text())
     change(d)
-    write_record(d, _read_arrays(path, str(path)), path, arrays_written=True)
+    write_record(d, read_arrays(path, str(path)), path, arrays_written=True)
 
 
 def _move_one(counts, source, target):

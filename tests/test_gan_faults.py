@@ -555,12 +555,12 @@ def edit_json(change):
 def rewrite_json(change):
     """Change a result's JSON part and write it back the way gendel writes results (with a new
     checksum): another result, not a damaged one."""
-    from gendel.gan.result_files import _read_arrays, write_record
+    from gendel.gan.result_files import read_arrays, write_record
 
     def rewrite(path):
         d = json.loads(path.read_text())
         change(d)
-        write_record(d, _read_arrays(path, str(path)), path, arrays_written=True)
+        write_record(d, read_arrays(path, str(path)), path, arrays_written=True)
     return rewrite
 
 

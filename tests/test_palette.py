@@ -48,7 +48,7 @@ def test_other_colours_keep_away_from_the_model_colours(name):
 
 def test_palettes_of_the_plotting_modules_are_the_neutrals():
     from gendel.plotting import theory, vdm_dre as vdm
-    from gendel.plotting.deletion_test import style
+    from gendel.plotting.deletion_test import _style as style
 
     assert theory.PALETTE == common.NEUTRALS
     assert vdm.PALETTE == common.NEUTRALS

@@ -537,9 +537,9 @@ def test_the_lru_computes_a_key_once_when_two_threads_ask():
     import threading
     import time
 
-    from gendel.panels.base import _LRU
+    from gendel.panels.base import LRUCache
 
-    cache, calls, got = _LRU(4), [], []
+    cache, calls, got = LRUCache(4), [], []
 
     def slow():
         calls.append(1)

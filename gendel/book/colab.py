@@ -40,7 +40,7 @@ import sys
 from pathlib import Path
 
 from gendel.book.install import ROOT, pages, render_cell
-from gendel.book.lab_notebook import _Context, book_labels
+from gendel.book.lab_notebook import PageContext, book_labels, clone_root
 
 #: Tags of the cells that set a page up or compute what its text quotes: hidden in the notebook.
 PLUMBING = ("remove-cell", "remove-input", "hide-input")
@@ -210,8 +210,8 @@ def colab_notebook(page, *, root=None, labels=None):
         raise FileNotFoundError(f"{page} not found: pass the path of a page of the book (book/**/*.md)")
     source = jupytext.read(page)
     markdown = "\n\n".join(c.source for c in source.cells if c.cell_type == "markdown")
-    context = _Context.of(page, markdown, root=root, glue=True,
-                          labels=book_labels(root or _root_of(page)) if labels is None else labels)
+    context = PageContext.of(page, markdown, root=root, glue=True,
+                             labels=book_labels(root or clone_root(page)) if labels is None else labels)
     install_cell = render_cell(context.root / "_config.yml")
     cells, first = [], True
     for cell in source.cells:
@@ -236,12 +236,6 @@ def colab_notebook(page, *, root=None, labels=None):
     nb.metadata["colab"] = {"provenance": [], "toc_visible": True}
     nbformat.validate(nb)
     return nb
-
-
-def _root_of(page):
-    from gendel.book.lab_notebook import _clone_root
-
-    return _clone_root(page)
 
 
 def colab_text(page, *, root=None, labels=None):

@@ -269,16 +269,31 @@ def read_book_address(config):
     return base.rstrip("/") if base else book_address(read_repository(config)[0])
 
 
-class _Context:
+class PageContext:
     """What :func:`plain_markdown` resolves references against: the page, its exercises and
     equations, the book's address (or none), the labels of the other pages, and the macros of the
     book's MathJax configuration. With ``glue`` set, the book's ``{glue:text}`` and ``{glue:md}``
-    roles become ``{{name:format}}`` placeholders for :meth:`gendel.book.PageSetup.show`."""
+    roles become ``{{name:format}}`` placeholders for :meth:`gendel.book.PageSetup.show`.
+
+    ``PageContext.of(page, markdown)`` reads all of that from the page's text and the book's
+    ``_config.yml``; the notebooks of ``gendel.book.colab`` and the lab's student notebook use it.
+
+    Examples
+    --------
+    A link to another page of the book goes to its rendered page where the book has an address,
+    and is plain words where it has none:
+
+    >>> context = PageContext("book/page.md", "https://o.github.io/gendel", root=".")
+    >>> context.link("the framework", "framework.md", "fig-1")
+    '[the framework](https://o.github.io/gendel/book/framework.html#fig-1)'
+    >>> PageContext("book/page.md", root=".").link("the framework", "framework.md")
+    '*the framework*'
+    """
 
     def __init__(self, page, book_url="", macros=None, bibfile=None, exercises=(), equations=(), root=None,
                  labels=None, glue=False, numbering=None):
         self.page, self.book_url, self.macros = Path(page), book_url.rstrip("/"), dict(macros or {})
-        self.root = Path(root) if root else _clone_root(self.page)
+        self.root = Path(root) if root else clone_root(self.page)
         self.bibfile = Path(bibfile) if bibfile else self.root / "book" / "references.bib"
         # the page's exercises in order (None for one without a label: it takes a number all the same)
         self.exercises = {label: _numbered(numbering, "Exercise", n) for n, label in enumerate(exercises, 1) if label}
@@ -296,7 +311,7 @@ class _Context:
         page = Path(page)
         if not page.is_absolute() and not page.exists():      # a page of this repository, from elsewhere
             page = ROOT / page
-        root = Path(root) if root else _clone_root(page)
+        root = Path(root) if root else clone_root(page)
         config = Path(config) if config else root / "_config.yml"
         macros = {}
         if config.is_file():
@@ -447,8 +462,15 @@ class _Context:
         return text
 
 
-def _clone_root(page):
-    """The folder that holds the ``book`` folder above ``page`` (the root of a clone)."""
+def clone_root(page):
+    """The folder that holds the ``book`` folder above ``page`` (the root of a clone); for a page
+    with no ``book`` folder above it, the folder above the page's own.
+
+    Examples
+    --------
+    >>> clone_root("/clone/book/gan/page.md").as_posix(), clone_root("/clone/notes/page.md").as_posix()
+    ('/clone', '/clone')
+    """
     for parent in Path(page).resolve().parents:
         if parent.name == "book":
             return parent.parent
@@ -481,7 +503,7 @@ def plain_markdown(text, page=PAGE, *, config=None, context=None):
     <BLANKLINE>
     > Because.
     """
-    return (context or _Context.of(page, text, config)).convert(text)
+    return (context or PageContext.of(page, text, config)).convert(text)
 
 
 def _exercise_stub(name):
@@ -527,7 +549,7 @@ def student_notebook(page=PAGE):
     if not page.is_file():
         raise FileNotFoundError(f"{page} not found: run this from the repository root, or pass the page's path")
     source = jupytext.read(page)
-    context = _Context.of(page, "\n\n".join(c.source for c in source.cells if c.cell_type == "markdown"))
+    context = PageContext.of(page, "\n\n".join(c.source for c in source.cells if c.cell_type == "markdown"))
     cells, in_solution, titled = [], False, False
     for cell in source.cells:
         text = cell.source

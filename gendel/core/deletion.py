@@ -19,7 +19,8 @@ import warnings
 import numpy as np
 
 from gendel._progress import duration_text
-from gendel._validation import Estimator, NotFittedError, check_count, check_positive, check_real, check_rng, is_fitted, plain
+from gendel._validation import (Estimator, NotFittedError, check_count, check_positive, check_real, check_rng,
+                                is_fitted, outputs_error, plain)
 
 #: The largest default number of proposals of one :meth:`ApproximateDeletion.sample` call.
 MAX_DEFAULT_PROPOSALS = 10_000_000
@@ -64,28 +65,6 @@ def _largest_pilot_ratio(sampler):
 def _ratio_text(log_ratio):
     """exp(``log_ratio``) for a message, without overflowing: "e^(1e+300)" beyond the float range."""
     return f"{math.exp(log_ratio):.3g}" if log_ratio < 709 else f"e^({log_ratio:.3g})"
-
-
-def _outputs_text(dre, Y, log_r):
-    """What a DRE's ``log_ratio(Y)`` returned instead of one number per point, for a message."""
-    if np.ndim(log_r) == 0:
-        try:
-            if dre.log_ratio(Y[:2]) is None:
-                return "None (does log_ratio lack a return statement?)"
-        except Exception:  # noqa: BLE001 - a message must not fail
-            pass
-        return "a single number"
-    return f"an array of shape {np.shape(log_r)}"
-
-
-def _outputs_error(dre, Y, log_r, n):
-    """The message for a model that drew other than ``n`` points, or a DRE whose log ratios are not one
-    number per point (Alg. 1 would otherwise broadcast them, or accept every proposal alike)."""
-    if np.shape(Y)[:1] != (n,):
-        return (f"the model's sample({n}, rng=...) returned an array of shape {np.shape(Y)}, not {n} points: "
-                "sample(m, rng=...) must return an array of m points, one per row (shape (m, ...))")
-    return (f"the DRE's log_ratio(Y) returned {_outputs_text(dre, Y, log_r)} for {n} points of shape {np.shape(Y)}; "
-            f"it must return one log ratio per point, an array of shape ({n},)")
 
 
 def _too_many(sampler, m, anyway):
@@ -298,10 +277,10 @@ class ApproximateDeletion(Estimator):
         t0 = time.perf_counter()
         Y = np.asarray(self.model.sample(PILOT_SIZE, rng=rng))
         if np.shape(Y)[:1] != (PILOT_SIZE,):
-            raise ValueError(_outputs_error(self.dre, Y, None, PILOT_SIZE))
+            raise ValueError(outputs_error(self.dre, Y, None, PILOT_SIZE))
         log_r = check_real(self.dre.log_ratio(Y), "the DRE's log_ratio(Y)")
         if np.shape(Y)[:1] != (PILOT_SIZE,) or np.shape(log_r) != (PILOT_SIZE,):
-            raise ValueError(_outputs_error(self.dre, Y, log_r, PILOT_SIZE))
+            raise ValueError(outputs_error(self.dre, Y, log_r, PILOT_SIZE))
         per_proposal = (time.perf_counter() - t0) / PILOT_SIZE
         accept = float(np.mean(np.minimum(np.exp(np.minimum(log_r - math.log(self.bound_), 0.0)), 1.0)))
         if accept == 0.0:
@@ -385,11 +364,11 @@ class ApproximateDeletion(Estimator):
                 else:
                     Y = np.asarray(self.model.sample(batch, rng=rng))
                     if np.shape(Y)[:1] != (batch,):
-                        raise ValueError(_outputs_error(self.dre, Y, None, batch))
+                        raise ValueError(outputs_error(self.dre, Y, None, batch))
                     log_r = check_real(self.dre.log_ratio(Y), "the DRE's log_ratio(Y)")
                     u = rng.random(batch)
                 if np.shape(Y)[:1] != (batch,) or np.shape(log_r) != (batch,):
-                    raise ValueError(_outputs_error(self.dre, Y, log_r, batch))
+                    raise ValueError(outputs_error(self.dre, Y, log_r, batch))
                 if np.isnan(log_r).any():
                     raise ValueError("the DRE returned NaN log ratios; it cannot be used for rejection sampling")
                 keep = log_r > log_bound + np.log(u)  # rho_hat_E(y) > B u, in log space

@@ -105,7 +105,19 @@ def monte_carlo_p_values(observed, null):
     return (1.0 + at_least) / (1.0 + null.size)
 
 
-def _oriented(values, direction, name):
+def oriented_statistics(values, direction, name):
+    """The statistics ``values`` as a flat float array, multiplied by ``direction`` (+1: large values
+    reject, -1: small values reject), so that large oriented values reject; ``name`` names them in
+    the error for an empty array or a NaN (−∞ is allowed).
+
+    Examples
+    --------
+    >>> oriented_statistics([[1.0, -2.0], [3.0, -np.inf]], -1, "null")
+    array([-1.,  2., -3., inf])
+    >>> oriented_statistics([0.5, np.nan], 1, "the statistics")
+    Traceback (most recent call last):
+    ValueError: the statistics contains NaN: statistics must be numbers (−∞ is allowed)
+    """
     if direction not in (1, -1):
         raise ValueError(f"direction must be +1 (large values reject) or -1 (small values reject); got {direction!r}")
     values = np.asarray(values, dtype=float).ravel()
@@ -158,7 +170,7 @@ def critical_value(null, alpha, direction):
     (18.0, 0.0)
     """
     alpha = check_alpha(alpha)
-    s = np.sort(_oriented(null, direction, "null"))[::-1]  # most extreme first
+    s = np.sort(oriented_statistics(null, direction, "null"))[::-1]  # most extreme first
     n = check_null_size(s.size, alpha)
     k = np.arange(n + 1)
     K = int(k[(1.0 + k) / (1.0 + n) <= alpha].max())  # the same float comparison as p <= alpha
@@ -173,7 +185,7 @@ def rejects(statistics, critical, direction):
     >>> rejects([1.0, 2.0, 3.0], 2.0, +1).tolist(), rejects([1.0, 2.0, 3.0], 2.0, -1).tolist()
     ([False, False, True], [True, False, False])
     """
-    oriented = _oriented(statistics, direction, "statistics")
+    oriented = oriented_statistics(statistics, direction, "statistics")
     return oriented > direction * float(critical)
 
 
@@ -300,8 +312,8 @@ def null_spread(statistics, null, alpha):
     0.0
     """
     alpha = check_alpha(alpha)
-    s = np.sort(_oriented(null, 1, "null"))
-    t = np.sort(_oriented(statistics, 1, "statistics"))
+    s = np.sort(oriented_statistics(null, 1, "null"))
+    t = np.sort(oriented_statistics(statistics, 1, "statistics"))
     n = check_null_size(s.size, alpha)
     need = n - _rejection_count(n, alpha) + 1       # the critical value is the need-th smallest of a resample
     j = np.arange(1, n + 1)

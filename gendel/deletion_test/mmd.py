@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gendel.deletion_test.stats import _sqdist
+from gendel._kernels import sqdist
 
 
 def gram(A, B, kernel, bandwidth):
@@ -33,7 +33,7 @@ def gram(A, B, kernel, bandwidth):
         if A.ndim == 2:
             return np.asarray(kernel(A, B), dtype=float)
         return np.stack([np.asarray(kernel(a, b), dtype=float) for a, b in zip(A, B)])
-    d2 = _sqdist(A, B)
+    d2 = sqdist(A, B)
     if kernel == "rbf":
         return np.exp(-d2 / (2.0 * bandwidth**2))
     return np.exp(-np.sqrt(d2) / bandwidth)  # laplacian
@@ -82,7 +82,7 @@ def median_bandwidth(points, n_max=1000):
         raise ValueError(f"the median heuristic gave NaN: {bad} of the {len(sub)} points it uses hold NaN or infinite "
                          "values; a model's samples are finite numbers: check the model, or pass bandwidth=... "
                          "explicitly")
-    median = float(np.median(np.sqrt(_sqdist(sub, sub))[np.triu_indices(len(sub), 1)]))
+    median = float(np.median(np.sqrt(sqdist(sub, sub))[np.triu_indices(len(sub), 1)]))
     if not median > 0:
         raise ValueError("the median heuristic gave bandwidth 0 (the model's draws coincide); "
                          "pass bandwidth=... explicitly")

@@ -18,6 +18,7 @@ import dataclasses
 import numpy as np
 from scipy.special import expit
 
+from gendel._kernels import rbf_gram
 from gendel._validation import check_bandwidth, check_points, check_real
 
 #: The phi functions of the paper's experiments, by name: log(t), t log(t) (KL) and
@@ -145,17 +146,6 @@ def asc(log_ratio_Yhat, log_ratio_Y, phi):
     return _mean(psi(a, phi)) + _mean(psi(b, phi))
 
 
-def _sqdist(A, B):
-    """Squared distances between the rows of A (..., m, d) and B (..., n, d): shape (..., m, n)."""
-    d2 = (A * A).sum(-1)[..., :, None] + (B * B).sum(-1)[..., None, :] - 2.0 * A @ np.swapaxes(B, -1, -2)
-    return np.maximum(d2, 0.0)
-
-
-def _rbf_gram(A, B, bandwidth):
-    """RBF Gram matrix exp(-||a - b||^2 / (2 bandwidth^2)), batched over leading axes like :func:`_sqdist`."""
-    return np.exp(-_sqdist(A, B) / (2.0 * bandwidth**2))
-
-
 def mmd2_unbiased(Y, Yhat, bandwidth=1.0):
     """Unbiased estimator of MMD^2(q, p_hat) with the RBF kernel (Appendix C.3).
 
@@ -188,9 +178,9 @@ def mmd2_unbiased(Y, Yhat, bandwidth=1.0):
     m, n = len(Y), len(Yhat)
     if m < 2 or n < 2:
         raise ValueError("mmd2_unbiased needs at least two samples in each set")
-    kyy = _rbf_gram(Y, Y, bandwidth)
-    kxx = _rbf_gram(Yhat, Yhat, bandwidth)
-    kxy = _rbf_gram(Y, Yhat, bandwidth)
+    kyy = rbf_gram(Y, Y, bandwidth)
+    kxx = rbf_gram(Yhat, Yhat, bandwidth)
+    kxy = rbf_gram(Y, Yhat, bandwidth)
     term_y = (kyy.sum() - np.trace(kyy)) / (m * (m - 1))
     term_x = (kxx.sum() - np.trace(kxx)) / (n * (n - 1))
     return float(term_y + term_x - 2.0 * kxy.mean())

@@ -208,7 +208,7 @@ def _baselines(args, command):
     if not todo:
         return 0
     return grid.local_grid(args, results, todo, command, shared=grid.baseline_shared_models(bp, args.seeds),
-                           runner=grid._baseline_task)
+                           runner=grid.baseline_task)
 
 
 def build_parser():

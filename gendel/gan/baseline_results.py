@@ -24,8 +24,8 @@ from gendel.deletion_test.stats import PAPER_STATISTICS
 from gendel.gan.baselines import (BASELINE_VERSION, baseline_jobs, check_baseline_job, get_baseline_profile,
                                   make_baseline_result)
 from gendel.gan.profiles import Job
-from gendel.gan.result_files import (DamagedResult, _jsonable, _read_arrays, _read_record, stored_results_dir,
-                                 write_record)
+from gendel.gan.result_files import (DamagedResult, jsonable, read_arrays, read_record, stored_results_dir,
+                                     write_record)
 
 #: Modules that only keep records of the baselines grid (not followed by the fingerprint).
 BOOKKEEPING_MODULES = ("gendel.gan.result_files", "gendel.gan.baseline_results", "gendel.gan.__main__", "gendel.gan.grid")
@@ -60,9 +60,9 @@ def _roots():
 
 
 def _bookkeeping():
-    from gendel.gan.run import _bookkeeping as protocol_bookkeeping
+    from gendel.gan.run import bookkeeping
 
-    return protocol_bookkeeping()
+    return bookkeeping()
 
 
 def stored_dir(profile):
@@ -195,8 +195,8 @@ def load_baseline_result(path, job=None):
 
     path = Path(path)
     where = f"the result file {path}"
-    d = _read_record(path, where)
-    arrays = _read_arrays(path, where)
+    d = read_record(path, where)
+    arrays = read_arrays(path, where)
     problem = checksum_problem(d, arrays)
     if problem is not None:
         _fail(where, problem)
@@ -278,7 +278,7 @@ def run_baseline_job(job, results_dir=None, *, device=None, progress=True, data_
     prov = provenance(command=command or python_call(), hardware=hw, seconds=seconds)
     prov["fingerprint"] = baseline_fingerprint()
     record["provenance"] = prov
-    record = _jsonable(record)
+    record = jsonable(record)
     path.parent.mkdir(parents=True, exist_ok=True)
     write_record(record, arrays, path)
     return load_baseline_result(path, job)

@@ -247,9 +247,33 @@ def _usable(state, kind, epochs, modules, optimizers):
     return None
 
 
-def _restore(path, kind, epochs, modules, optimizers, generator):
-    """The saved state of a training, loaded into its modules; a fresh start when there is none or
-    it cannot be used (reported)."""
+def restore_checkpoint(path, kind, epochs, modules, optimizers, generator):
+    """The saved state of a training of ``epochs`` epochs, loaded into its ``modules``, ``optimizers``
+    (dicts by name) and random ``generator``; None (a fresh start) when there is no checkpoint,
+    ``path`` is None or the file cannot be read (:func:`load_checkpoint` reports it), and
+    ``"restart"`` when it is read but cannot be used (reported: some weights may have been loaded
+    before it failed, so the caller puts back the initial ones).
+
+    Examples
+    --------
+    A checkpoint written by :func:`save_checkpoint` after one epoch, restored into a new network:
+
+    >>> import tempfile, types
+    >>> def linear():
+    ...     net = torch.nn.Linear(2, 1)
+    ...     return {"net": net}, {"opt": torch.optim.SGD(net.parameters(), lr=0.1)}
+    >>> (modules, optimizers), (fresh, fresh_opt) = linear(), linear()
+    >>> run = types.SimpleNamespace(history=[{"loss": 0.5}], seconds=1.0, epoch_seconds=[1.0],
+    ...                             epoch_cpu_seconds=[0.9], snapshots={}, hardware=[{"device": "cpu"}])
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = Path(tmp) / "linear-0.pt"
+    ...     save_checkpoint(path, "linear", modules, optimizers, torch.Generator(), run)
+    ...     state = restore_checkpoint(path, "linear", 3, fresh, fresh_opt, torch.Generator())
+    >>> state["epoch"], state["history"], torch.equal(fresh["net"].weight, modules["net"].weight)
+    (1, [[0.5]], True)
+    >>> restore_checkpoint(None, "linear", 3, fresh, fresh_opt, torch.Generator()) is None   # none: a fresh start
+    True
+    """
     state = load_checkpoint(path) if path is not None else None
     if state is None:
         return None
@@ -270,7 +294,24 @@ def _restore(path, kind, epochs, modules, optimizers, generator):
     return state
 
 
-def _save(path, kind, modules, optimizers, generator, run):
+def save_checkpoint(path, kind, modules, optimizers, generator, run):
+    """Write the state of a training after an epoch to ``path``, atomically: its ``modules`` and
+    ``optimizers`` (dicts by name), its random ``generator`` and the record of ``run`` (a
+    ``gendel.gan.training.TrainingRun``: losses, times, snapshots, hardware), with checksums that
+    :func:`restore_checkpoint` checks.
+
+    Examples
+    --------
+    >>> import tempfile, types
+    >>> net = torch.nn.Linear(2, 1)
+    >>> run = types.SimpleNamespace(history=[{"loss": 0.5}], seconds=1.0, epoch_seconds=[1.0],
+    ...                             epoch_cpu_seconds=[0.9], snapshots={}, hardware=[{"device": "cpu"}])
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     save_checkpoint(Path(tmp) / "linear-0.pt", "linear", {"net": net}, {}, torch.Generator(), run)
+    ...     state = load_checkpoint(Path(tmp) / "linear-0.pt")
+    >>> state["kind"], state["epoch"], sorted(state["modules"]["net"])
+    ('linear', 1, ['bias', 'weight'])
+    """
     state = {
         "kind": kind,
         "modules": {n: m.state_dict() for n, m in modules.items()},
@@ -293,4 +334,5 @@ def _save(path, kind, modules, optimizers, generator, run):
 #: Functions of this module that decide whether a training can be reused, never what it computes:
 #: :mod:`gendel.fingerprint` does not follow them.
 BOOKKEEPING = (check_checkpoint_dir, data_fingerprint, config_key, default_checkpoint_dir, atomic_save,
-               load_checkpoint, _checksum, _record_checksum, _is_number, _record_problem, _usable, _restore, _save)
+               load_checkpoint, _checksum, _record_checksum, _is_number, _record_problem, _usable, restore_checkpoint,
+               save_checkpoint)

@@ -51,8 +51,19 @@ def _shared_task(task, profile, device):
     return f"{kind} {dataset}" + (f" seed {seed}" if seed is not None else "")
 
 
-def _baseline_task(job, results, device, command):
-    """What a grid worker runs for a job of the baselines grid (module-level, so that it pickles)."""
+def baseline_task(job, results, device, command):
+    """What a grid worker runs for a job of the baselines grid: the job, into the folder
+    ``results``, on ``device``, recorded as made by ``command``; ``(job name, seconds)``.
+    ``python -m gendel.gan baselines`` passes it to :func:`local_grid` as the runner.
+
+    Examples
+    --------
+    It is a module-level function, so that it pickles (a worker process imports it by name):
+
+    >>> import pickle
+    >>> pickle.loads(pickle.dumps(baseline_task)) is baseline_task
+    True
+    """
     from gendel.gan.baseline_results import run_baseline_job
 
     t0 = time.perf_counter()

@@ -380,5 +380,10 @@ def main(argv=None):
                        "$GENDEL_DATA_DIR\n")
 
 
+# Where the data files are and how they are fetched, never what they hold: gendel.fingerprint does not
+# follow these (the fingerprints of gendel.gan.run and gendel.gan.baseline_results skip them).
+BOOKKEEPING = (_download, _find, data_root)
+
+
 if __name__ == "__main__":
     sys.exit(main())

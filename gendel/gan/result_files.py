@@ -109,11 +109,19 @@ def _arrays(value):
     return value
 
 
-def _jsonable(value):
+def jsonable(value):
+    """``value`` as JSON can hold it: dicts with string keys, lists for tuples, numbers and lists of
+    numbers for numpy's scalars and arrays (nested ones too).
+
+    Examples
+    --------
+    >>> jsonable({1: np.arange(3), "pair": (np.float64(0.5), None)})
+    {'1': [0, 1, 2], 'pair': [0.5, None]}
+    """
     if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
+        return {str(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
+        return [jsonable(v) for v in value]
     if isinstance(value, np.ndarray):
         return value.tolist()
     if isinstance(value, np.generic):
@@ -256,7 +264,7 @@ class JobResult:
         """The JSON part (everything but the arrays), in plain Python types."""
         d = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "arrays"}
         d["job"] = dataclasses.asdict(self.job) | {"name": self.job.name}
-        return _jsonable(d)
+        return jsonable(d)
 
     @classmethod
     def from_dict(cls, d, arrays=None, *, where="a result"):
@@ -358,8 +366,25 @@ def usable_results_dir(results_dir):
     return usable_cache_dir(folder) is not None
 
 
-def _read_record(path, where):
-    """The JSON part of a result file as a dict, or ``DamagedResult``."""
+def read_record(path, where):
+    """The JSON part of the result file ``path`` (a Path) as a dict, unchecked; ``DamagedResult``
+    (its message naming the file as ``where``) for a file that cannot be read or holds no dict, and
+    ``FileNotFoundError`` for a missing one.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> read_record(STORED_RESULTS / "tiny" / "mnist-even-0.7-seed0.json", "a stored result")["job"]["name"]
+    'mnist-even-0.7-seed0'
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     torn = Path(tmp) / "torn.json"
+    ...     _ = torn.write_text('{"version": 2')
+    ...     try:
+    ...         read_record(torn, "the file torn.json")
+    ...     except DamagedResult as exc:
+    ...         print(exc)
+    the file torn.json cannot be read (JSONDecodeError: ...): it is truncated or not a result; delete it and ...
+    """
     try:
         d = json.loads(path.read_text())
     except FileNotFoundError:
@@ -374,7 +399,17 @@ def _read_record(path, where):
     return d
 
 
-def _read_arrays(path, where):
+def read_arrays(path, where):
+    """The arrays of the result file ``path`` (a Path; its ``.npz`` file beside it), by name, unchecked;
+    ``DamagedResult`` (its message naming the file as ``where``) when they are missing or cannot
+    be read.
+
+    Examples
+    --------
+    >>> arrays = read_arrays(STORED_RESULTS / "tiny" / "mnist-even-0.7-seed0.json", "a stored result")
+    >>> arrays["grid_pre"].shape, arrays["scores_h0"].shape
+    ((32, 28, 28), (4, 50))
+    """
     npz = path.with_suffix(".npz")
     try:
         with open(npz, "rb") as handle, np.load(handle, allow_pickle=False) as f:
@@ -407,8 +442,8 @@ def load_result(path, job=None):
 
     path = Path(path)
     where = f"the result file {path}"
-    d = _read_record(path, where)
-    arrays = _read_arrays(path, where)
+    d = read_record(path, where)
+    arrays = read_arrays(path, where)
     problem = checksum_problem(d, arrays)
     if problem is not None:
         raise DamagedResult(f"{where}: {problem}; a result is only read as written by gendel: delete it and run its "
@@ -471,7 +506,7 @@ def _check(result, job, where):
             raise DamagedResult(f"{where} is the result of {theirs}, not of {ours}")
         if result.version == RESULT_VERSION and \
                 {k: v for k, v in result.profile.items() if k not in ("name", "datasets", "deletions", "seeds")} != \
-                _jsonable(get_profile(job.profile).settings()):
+                jsonable(get_profile(job.profile).settings()):
             raise DamagedResult(f"{where} was made with other settings than profile {job.profile!r}'s "
                                 f"({result.profile.get('name')!r})")
     m = result.profile["m_labels"]
@@ -525,7 +560,7 @@ def write_record(record, arrays, path, *, arrays_written=False):
     --------
     >>> import tempfile
     >>> record = json.loads((STORED_RESULTS / "tiny" / "mnist-even-0.7-seed0.json").read_text())
-    >>> arrays = _read_arrays(STORED_RESULTS / "tiny" / "mnist-even-0.7-seed0.json", "a stored result")
+    >>> arrays = read_arrays(STORED_RESULTS / "tiny" / "mnist-even-0.7-seed0.json", "a stored result")
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     write_record(record, arrays, Path(tmp) / "mnist-even-0.7-seed0.json")
     ...     load_result(Path(tmp) / "mnist-even-0.7-seed0.json").name

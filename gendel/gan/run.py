@@ -249,13 +249,22 @@ def model_roots():
     return (DCGAN, VDMDRE, LabelClassifier, ApproximateDeletion, Statistic, likelihood_ratio, asc, psi, ks_statistic)
 
 
-def _bookkeeping():
-    from gendel.gan.images import _download, _find, data_root
+def bookkeeping():
+    """The functions :func:`code_fingerprint` does not follow (besides its modules of bookkeeping):
+    those of training (checkpoints, devices, progress), where the data files are (not what they
+    hold), and this module's records and checks. The baselines grid's fingerprint skips them too.
+
+    Examples
+    --------
+    >>> names = [f.__name__ for f in bookkeeping()]
+    >>> "load_checkpoint" in names, "data_root" in names, "provenance" in names, "run_job" in names
+    (True, True, True, False)
+    """
+    from gendel.gan.images import BOOKKEEPING as DATA_FILES
     from gendel.gan.training import BOOKKEEPING
 
-    # where the data files are (not what they hold), and this module's records and checks
-    return (*BOOKKEEPING, _download, _find, data_root, done, data_fingerprints, _refuse_other_profile, provenance,
-            code_fingerprint, python_call)
+    return (*BOOKKEEPING, *DATA_FILES, done, data_fingerprints, _refuse_other_profile, provenance, code_fingerprint,
+            python_call)
 
 
 def code_fingerprint():
@@ -274,7 +283,7 @@ def code_fingerprint():
     """
     from gendel.fingerprint import cached_code_hash
 
-    return cached_code_hash(computing_roots(), _bookkeeping(), BOOKKEEPING_MODULES)
+    return cached_code_hash(computing_roots(), bookkeeping(), BOOKKEEPING_MODULES)
 
 
 def fingerprinted_code():
@@ -288,7 +297,7 @@ def fingerprinted_code():
     """
     from gendel.fingerprint import hashed_objects
 
-    return hashed_objects(computing_roots(), skip=_bookkeeping(), skip_modules=BOOKKEEPING_MODULES)
+    return hashed_objects(computing_roots(), skip=bookkeeping(), skip_modules=BOOKKEEPING_MODULES)
 
 
 def python_call():

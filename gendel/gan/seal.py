@@ -68,7 +68,7 @@ def seal(folder, *, made_at, repository=None, command=None, progress=print):
     --------
     >>> seal("gendel/gan/results/quick", made_at="d3b2ce1")     # needs git and a checkout # doctest: +SKIP
     """
-    from gendel.gan.result_files import DamagedResult, JobResult, _read_arrays, _read_record, write_record
+    from gendel.gan.result_files import DamagedResult, JobResult, read_arrays, read_record, write_record
     from gendel.gan.run import code_fingerprint
     from gendel.gan.schema import checksum_problem, validate
 
@@ -78,7 +78,7 @@ def seal(folder, *, made_at, repository=None, command=None, progress=print):
     pending = []
     for path in sorted(folder.glob("*.json")):
         where = f"the result file {path}"
-        record, arrays = _read_record(path, where), _read_arrays(path, where)
+        record, arrays = read_record(path, where), read_arrays(path, where)
         if "checksum" in record:
             problem = checksum_problem(record, arrays)
             if problem is not None:

@@ -20,7 +20,7 @@ import torch
 
 from gendel.cache import remove_stale_temporaries, usable_cache_dir
 from gendel.gan import checkpoints as _checkpoints, devices as _devices
-from gendel.gan.checkpoints import _restore, _save
+from gendel.gan.checkpoints import restore_checkpoint, save_checkpoint
 from gendel.gan.devices import hardware
 
 #: The most snapshots one training keeps (see :func:`snapshot_epochs`).
@@ -170,7 +170,7 @@ def run_epochs(*, key, epochs, modules, optimizers, generator, epoch_fn, checkpo
     initial = {n: {k: v.clone() for k, v in m.state_dict().items()} for n, m in modules.items()}
     initial_opt = {n: o.state_dict() for n, o in optimizers.items()}
     initial_gen = generator.get_state()
-    state = _restore(path, kind, epochs, modules, optimizers, generator)
+    state = restore_checkpoint(path, kind, epochs, modules, optimizers, generator)
     if state == "restart":  # a damaged checkpoint may have changed some weights before it failed
         for n, m in modules.items():
             m.load_state_dict(initial[n])
@@ -207,7 +207,7 @@ def run_epochs(*, key, epochs, modules, optimizers, generator, epoch_fn, checkpo
             bar.set_postfix({k: f"{v:.3f}" for k, v in losses.items()})
             if path is not None:
                 run.hardware[-1]["epochs"][1] = epoch + 1
-                _save(path, kind, modules, optimizers, generator, run)
+                save_checkpoint(path, kind, modules, optimizers, generator, run)
     finally:
         bar.close()
     for module in modules.values():

@@ -33,7 +33,7 @@ def _text(value):
     return html.escape(str(value), quote=False)
 
 
-class _LRU(OrderedDict):
+class LRUCache(OrderedDict):
     """A small least-recently-used cache that several threads may fill at once.
 
     :meth:`get_or_compute` computes a missing value once: a second thread asking for a key that
@@ -43,7 +43,7 @@ class _LRU(OrderedDict):
 
     Examples
     --------
-    >>> cache = _LRU(2)
+    >>> cache = LRUCache(2)
     >>> cache.get_or_compute("a", lambda: 1), cache.get_or_compute("b", lambda: 2)
     (1, 2)
     >>> cache.get_or_compute("a", lambda: 99)   # cached: not recomputed

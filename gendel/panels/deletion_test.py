@@ -40,7 +40,7 @@ from gendel._validation import check_count
 from gendel.synthetic.data import DATASETS  # the data sets of the panel: key -> label
 from gendel.deletion_test.decision import DeletionTest
 from gendel.deletion_test.stats import STATISTICS
-from gendel.panels.base import _LRU, Panel
+from gendel.panels.base import LRUCache, Panel
 from gendel._environment import enable_colab_widgets, in_book_build, in_colab
 from gendel.core.dre import DRE_CHOICES, make_dre
 from gendel.deletion_test.calibration import critical_value, rejects
@@ -128,7 +128,7 @@ class DeletionTestPanel(Panel):
         self.n_pilot = check_count(n_pilot, "n_pilot", minimum=100)
         values = dict(DEFAULTS)
         values.update(self._validate(settings))
-        self._setups, self._dres, self._tests = _LRU(4), _LRU(8), _LRU(64)
+        self._setups, self._dres, self._tests = LRUCache(4), LRUCache(8), LRUCache(64)
         self.last_redraw_s_ = 0.0
         self._build_controls(values)
         self.figure = go.FigureWidget()

@@ -27,7 +27,7 @@ import numpy as np
 
 from gendel._validation import check_count, check_lambda, check_positive
 from gendel.core.dre import DRE_CHOICES, dre_choice, make_dre
-from gendel.panels.base import _LRU
+from gendel.panels.base import LRUCache
 from gendel.synthetic.data import DATASETS, EXTENT, check_dataset
 from gendel.synthetic import experiments
 from gendel.synthetic.experiments import grid
@@ -226,7 +226,7 @@ class ExplorerState:
         self.m = check_count(m, "m")
         self.resolution = check_count(resolution, "resolution", minimum=2)
         self._settings = {**DEFAULTS, **validate_settings(settings)}
-        self._setups, self._dres, self._ks = _LRU(8), _LRU(16), _LRU(32)
+        self._setups, self._dres, self._ks = LRUCache(8), LRUCache(16), LRUCache(32)
         self._grids = {}
 
     @property

@@ -24,10 +24,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gendel._progress import progress_bar
-from gendel._validation import check_count
+from gendel._validation import check_count, outputs_error
 from gendel.cache import (CacheWarning, cache_path, estimator_config, load_npz, result_fingerprint, save_npz,
                           usable_cache_dir)
-from gendel.core.deletion import ApproximateDeletion, _outputs_error
+from gendel.core.deletion import ApproximateDeletion
 from gendel.core.dre import DRE_CHOICES, DensityRatioEstimator, dre_family, make_dre
 from gendel.deletion_test.stats import STATISTICS, ks_statistic
 from gendel.synthetic import data as _data
@@ -127,7 +127,7 @@ def synthetic_statistics(protocol, dre):
     X, deleted, exact = setup(p)
     dre = copy.deepcopy(dre).fit(X, deleted)
     if np.shape(dre.log_ratio(X[:2])) != (2,):  # a look at two points: one value for all would pass unseen below
-        raise ValueError(_outputs_error(dre, X[:2], dre.log_ratio(X[:2]), 2))
+        raise ValueError(outputs_error(dre, X[:2], dre.log_ratio(X[:2]), 2))
     ApproximateDeletion(exact.pretrained_, dre).check_proposals(p.m * p.R, what=f"m * R = {p.m} * {p.R} = {p.m * p.R}")
     # Y_hat, Y_H0, Y_H1, the first proposals of Alg. 1 and rho_hat on them are shared by all DREs
     # of a protocol (cached); only the DRE's own log ratios and Alg. 1's decisions are new here.

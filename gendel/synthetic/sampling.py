@@ -47,8 +47,8 @@ import numpy as np
 
 from gendel.synthetic import data as _data
 from gendel._kernels import spatial_order
-from gendel._validation import check_bandwidth, check_count, check_lambda, check_positive, check_real
-from gendel.core.deletion import ApproximateDeletion, _outputs_error, first_batch_size
+from gendel._validation import check_bandwidth, check_count, check_lambda, check_positive, check_real, outputs_error
+from gendel.core.deletion import ApproximateDeletion, first_batch_size
 from gendel.core.dre import ExactKDERatio
 from gendel.deletion_test.stats import STATISTICS
 
@@ -359,7 +359,7 @@ def log_ratios(protocol, dre):
     values[first["order"]] = check_real(dre.log_ratio(first["points"]), "the DRE's log_ratio(Y)")
     # One number (or None) for all points would fill every entry alike: then ask the DRE about two points.
     if (np.isnan(values).all() or (values == values[0]).all()) and np.shape(dre.log_ratio(first["points"][:2])) != (2,):
-        raise ValueError(_outputs_error(dre, first["points"][:2], dre.log_ratio(first["points"][:2]), 2))
+        raise ValueError(outputs_error(dre, first["points"][:2], dre.log_ratio(first["points"][:2]), 2))
     log = {(key, "exact"): log_exact[key] for key in ("H0", "H1")}
     log["H0", "dre"], log["H1", "dre"] = values[n:2 * n].reshape(p.R, p.m), values[2 * n:3 * n].reshape(p.R, p.m)
     yhat = {"exact": log_exact["Yhat"], "dre": values[:n].reshape(p.R, p.m)}

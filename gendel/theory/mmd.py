@@ -33,8 +33,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gendel._kernels import rbf_gram, sqdist
 from gendel._validation import check_count, check_deletion, check_points, check_positive, check_rng
-from gendel.deletion_test.stats import _rbf_gram, _sqdist
 from gendel.theory.quadrature import Estimate, mc_mean, mc_variance
 
 
@@ -58,7 +58,7 @@ def expected_kernel_matrix(A, B, var_a, var_b, bandwidth=1.0):
     B = check_points(B, "B", dim=A.shape[1])
     ell2 = check_positive(bandwidth, "bandwidth") ** 2
     v = ell2 + float(var_a) + float(var_b)
-    return (ell2 / v) ** (A.shape[1] / 2.0) * np.exp(-_sqdist(A, B) / (2.0 * v))
+    return (ell2 / v) ** (A.shape[1] / 2.0) * np.exp(-sqdist(A, B) / (2.0 * v))
 
 
 def kde_mmd2(X_q, X_p, sigma_a, bandwidth=1.0):
@@ -300,7 +300,7 @@ def mmd2_estimates(Y, Yhat, bandwidth=1.0):
     printed, h_form = np.empty(R), np.empty(R)
     # One repeat at a time: with d = 2 a batched (R, m, m) matmul is slower than R BLAS calls.
     for r in range(R):
-        kyy, kxx, kxy = _rbf_gram(Y[r], Y[r], ell), _rbf_gram(Yhat[r], Yhat[r], ell), _rbf_gram(Y[r], Yhat[r], ell)
+        kyy, kxx, kxy = rbf_gram(Y[r], Y[r], ell), rbf_gram(Yhat[r], Yhat[r], ell), rbf_gram(Y[r], Yhat[r], ell)
         within = (_off_diagonal_sum(kyy) + _off_diagonal_sum(kxx)) / (m * (m - 1))
         printed[r] = within - 2.0 * kxy.mean()
         h_form[r] = within - 2.0 * _off_diagonal_sum(kxy) / (m * (m - 1))

@@ -19,10 +19,10 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import logsumexp
 
+from gendel._kernels import sqdist
 from gendel._validation import check_count, check_points, check_positive, check_rng
 from gendel.core.dre import ExactKDERatio
 from gendel.synthetic.experiments import grid
-from gendel.deletion_test.stats import _sqdist
 from gendel.theory.quadrature import Estimate
 
 
@@ -234,7 +234,7 @@ def leave_one_out_log_ratios(X, Y, bandwidth):
     N = len(X)
     if N < 2:
         raise ValueError("X needs at least two points to delete one")
-    logk = -_sqdist(Y, X) / (2.0 * h * h)
+    logk = -sqdist(Y, X) / (2.0 * h * h)
     logs = logsumexp(logk, axis=1, keepdims=True)
     frac = np.exp(logk - logs)
     with np.errstate(divide="ignore"):

@@ -22,7 +22,7 @@ Helpers: :func:`~gendel.deletion_test.calibration.critical_value` (the critical 
 :class:`~gendel.deletion_test.decision.DeletionTest` and its power result).
 
 Submodules: ``decision`` (the decision figures), ``rates`` (power, ROC, p-values), ``tables``
-(Markdown tables of rates, rivals and KS values) and ``style`` (colours and layout helpers).
+(Markdown tables of rates, rivals and KS values) and ``_style`` (colours and layout helpers).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from __future__ import annotations
 from gendel.deletion_test.calibration import critical_value, rejects
 from gendel.plotting.deletion_test.decision import decision_figure, decision_frame, decision_slider_figure
 from gendel.plotting.deletion_test.rates import power_figure, pvalue_figure, roc_curve, roc_figure
-from gendel.plotting.deletion_test.style import ALTERNATIVE_COLOR, NULL_COLOR, STATISTIC_COLORS
+from gendel.plotting.deletion_test._style import ALTERNATIVE_COLOR, NULL_COLOR, STATISTIC_COLORS
 from gendel.plotting.deletion_test.tables import ks_table, rate_table, rivals_table, share_table, type_one_table
 
 __all__ = ["ALTERNATIVE_COLOR", "NULL_COLOR", "STATISTIC_COLORS", "critical_value",

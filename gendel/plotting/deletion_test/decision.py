@@ -17,11 +17,11 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from gendel.deletion_test.calibration import PowerResult, _oriented, check_alpha, critical_value, rejects
+from gendel.deletion_test.calibration import PowerResult, check_alpha, critical_value, oriented_statistics, rejects
 from gendel.deletion_test.stats import STATISTICS
 from gendel.plotting.common import readable_figure, step_outline
-from gendel.plotting.deletion_test.style import (_CRITICAL_COLOR, _REGION_FILL, ALTERNATIVE_COLOR, NULL_COLOR, _number,
-                                                _percent, _title)
+from gendel.plotting.deletion_test._style import (_CRITICAL_COLOR, _REGION_FILL, ALTERNATIVE_COLOR, NULL_COLOR, _number,
+                                                  _percent, _title)
 
 # Pixel layout of the decision figures: title (two lines), legend (one entry per line), plot,
 # x-axis title, and (slider figure only) the slider.
@@ -81,8 +81,8 @@ def _decision_parts(null, alternative, *, critical, direction, statistic, m, alp
     alpha = check_alpha(alpha)
     null = np.asarray(null, dtype=float).ravel()
     alternative = np.asarray(alternative, dtype=float).ravel()
-    _oriented(null, direction, "null")
-    _oriented(alternative, direction, "alternative")
+    oriented_statistics(null, direction, "null")
+    oriented_statistics(alternative, direction, "alternative")
     if critical is None:
         critical = critical_value(null, alpha, direction)
     critical = float(critical)

@@ -17,9 +17,10 @@ from fractions import Fraction
 import numpy as np
 import plotly.graph_objects as go
 
-from gendel.deletion_test.calibration import PowerResult, _oriented, check_alpha
+from gendel.deletion_test.calibration import PowerResult, check_alpha, oriented_statistics
 from gendel.plotting.common import readable_figure
-from gendel.plotting.deletion_test.style import _CRITICAL_COLOR, _bottom_legend, _color, _name, _rgba, _statistic, _title, _top, _variant
+from gendel.plotting.deletion_test._style import (_CRITICAL_COLOR, _bottom_legend, _color, _name, _rgba, _statistic,
+                                                  _title, _top, _variant)
 
 
 def _power_points(results, x):
@@ -160,8 +161,8 @@ def roc_curve(null, alternative, direction):
     >>> round(auc, 3)  # 8 of the 9 pairs (alternative, null) are ordered
     0.889
     """
-    s0 = np.sort(_oriented(null, direction, "null"))
-    s1 = np.sort(_oriented(alternative, direction, "alternative"))
+    s0 = np.sort(oriented_statistics(null, direction, "null"))
+    s1 = np.sort(oriented_statistics(alternative, direction, "alternative"))
     thresholds = np.unique(np.concatenate([s0, s1]))[::-1]
     fpr = (s0.size - np.searchsorted(s0, thresholds, side="left")) / s0.size
     tpr = (s1.size - np.searchsorted(s1, thresholds, side="left")) / s1.size
