@@ -21,8 +21,8 @@ from gendel.cache import CacheWarning, load_npz, save_npz
 from gendel.gan import grid
 from gendel.gan import run as run_module
 from gendel.gan.profiles import Job, jobs
-from gendel.gan.result_files import (STORED_RESULTS, DamagedResult, _read_arrays, load_result, result_path,
-                                stored_results, write_record)
+from gendel.gan.result_files import (STORED_RESULTS, DamagedResult, load_result, read_arrays, result_path,
+                                     stored_results, write_record)
 from gendel.gan.run import code_fingerprint, done
 
 TINY = STORED_RESULTS / "tiny"
@@ -46,7 +46,7 @@ def rewrite(path, change):
     """Change a result and write it the way gendel writes results (a new checksum): the schema must see it."""
     d = json.loads(path.read_text())
     change(d)
-    write_record(d, _read_arrays(path, str(path)), path, arrays_written=True)
+    write_record(d, read_arrays(path, str(path)), path, arrays_written=True)
 
 
 # -- 1. a result is what its checksum says ------------------------------------------------------
@@ -195,14 +195,14 @@ def test_a_lambda_that_prints_alike_is_told_apart(tmp_path):
 # -- the fingerprint covers every module of the computing code ----------------------------------
 
 def _mutated_fingerprint(obj):
-    """Today's fingerprint with one statement appended to ``obj``'s last statement line (through
+    """Today's fingerprint with one statement added in front of ``obj``'s first statement (through
     linecache, as if its file had been edited), computed afresh."""
     import ast
     import inspect
     import os
 
     from gendel.fingerprint import code_hash
-    from gendel.gan.run import BOOKKEEPING_MODULES, _bookkeeping, computing_roots
+    from gendel.gan.run import BOOKKEEPING_MODULES, bookkeeping, computing_roots
 
     from gendel.fingerprint import _unwrap as unwrap
 
@@ -210,18 +210,23 @@ def _mutated_fingerprint(obj):
     file = inspect.getsourcefile(obj)
     lines, start = inspect.getsourcelines(obj)
     tree = ast.parse("".join(_dedent(lines)))
-    last = tree.body[0].body[-1]
-    lineno = start + last.end_lineno - 1
-    all_lines = linecache.getlines(file)
+    simple = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return, ast.Raise, ast.Expr, ast.Pass)
+    # the first simple statement in source order that is not a docstring: "_mutated = 1; " goes in
+    # front of it, where it runs whenever that statement would (in front of a return, not after it)
+    statements = [n for n in ast.walk(tree.body[0]) if isinstance(n, simple)]
+    code = [n for n in statements if not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant))]
+    first = min(code or statements, key=lambda n: (n.lineno, n.col_offset))  # a function of a docstring alone
+    all_lines = list(linecache.getlines(file))  # a copy: the cached list itself must stay as it is
     indent = len(lines[0]) - len(lines[0].lstrip())
+    lineno = start + first.lineno - 1
     line = all_lines[lineno - 1]
-    cut = last.end_col_offset + indent
-    all_lines[lineno - 1] = line[:cut] + "; _mutated = 1" + line[cut:]
+    cut = first.col_offset + indent
+    all_lines[lineno - 1] = line[:cut] + "_mutated = 1; " + line[cut:]
     stat = os.stat(file)
     saved = linecache.cache.get(file)
     linecache.cache[file] = (stat.st_size, stat.st_mtime, all_lines, file)
     try:
-        return code_hash(computing_roots(), skip=_bookkeeping(), skip_modules=BOOKKEEPING_MODULES)
+        return code_hash(computing_roots(), skip=bookkeeping(), skip_modules=BOOKKEEPING_MODULES)
     finally:
         if saved is None:
             linecache.cache.pop(file, None)
@@ -233,6 +238,27 @@ def _dedent(lines):
     import textwrap
 
     return textwrap.dedent("".join(lines)).splitlines(keepends=True)
+
+
+def _followed_objects():
+    """``{qualified name: object}`` of everything the paper-protocol fingerprint follows."""
+    import importlib
+
+    from gendel.gan.run import fingerprinted_code
+
+    found = {}
+    for name in fingerprinted_code():
+        parts = name.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            try:
+                obj = importlib.import_module(".".join(parts[:cut]))
+            except ImportError:
+                continue
+            for attr in parts[cut:]:
+                obj = getattr(obj, attr)
+            found[name] = obj
+            break
+    return found
 
 
 def _followed_by_module():
@@ -261,13 +287,35 @@ def _followed_by_module():
     return by_module
 
 
-def test_a_change_to_a_function_of_any_module_the_fingerprint_follows_changes_it():
+#: Functions the fingerprint follows whose change does not change it, each with why. The fingerprint
+#: drops statements that only check; what such a statement names is followed (listed by
+#: ``fingerprinted_code``) but does not reach the hash.
+NOT_FEEDING = {
+    "gendel._validation.is_fitted": "named only in checks that raise",
+    "gendel.core.deletion._below": "named only in a check that raises",
+    "gendel.gan.experiment._models_of": "named only in checks that raise",
+    "gendel.gan.profiles.Job.name": "a job's name: where its results are filed, not what they hold",
+    # A gap, not a design: the control's seed decides which model is the control, but the stages
+    # read it as ``job.control_seed`` (an attribute of an argument, which the fingerprint cannot
+    # resolve) and name ``Job`` only in ``check_job``'s check. Closing it changes both fingerprints,
+    # so the stored results must be remade or sealed again under the closed scheme (issue 32).
+    "gendel.gan.profiles.Job.control_seed": "GAP: read through an argument, job.control_seed",
+}
+
+
+def test_a_change_to_any_function_the_fingerprint_follows_changes_it_or_is_listed_with_why():
+    """Each followed function, changed by one statement (through linecache), changes the paper-protocol
+    fingerprint, except the listed ones; a new gap, or a listed one that closes, fails here."""
+    import inspect
+
     today = code_fingerprint()
     by_module = _followed_by_module()
     assert {"gendel._validation", "gendel.gan.experiment", "gendel.core.deletion", "gendel.deletion_test.stats",
             "gendel.gan.vdm", "gendel.gan.dcgan", "gendel.gan.images"} <= set(by_module)
-    unchanged = [m for m, obj in by_module.items() if _mutated_fingerprint(obj) == today]
-    assert unchanged == []
+    functions = {name: obj for name, obj in _followed_objects().items() if inspect.isfunction(_unwrap(obj))}
+    assert len(functions) > 50 and set(NOT_FEEDING) <= set(functions)
+    unchanged = sorted(name for name, obj in functions.items() if _mutated_fingerprint(obj) == today)
+    assert unchanged == sorted(NOT_FEEDING)
 
 
 @pytest.mark.parametrize("check", ["check_rng", "check_deletion"])
@@ -288,7 +336,7 @@ def test_every_gendel_function_a_job_calls_is_followed_by_the_fingerprint(tmp_pa
     import torch
 
     from gendel.fingerprint import BOOKKEEPING_MODULES as GENERAL
-    from gendel.gan.run import BOOKKEEPING_MODULES, _bookkeeping, fingerprinted_code
+    from gendel.gan.run import BOOKKEEPING_MODULES, fingerprinted_code
     from test_gan_faults import write_made_up_data
 
     data = write_made_up_data(tmp_path / "data")
@@ -298,7 +346,8 @@ def test_every_gendel_function_a_job_calls_is_followed_by_the_fingerprint(tmp_pa
     called = set()
 
     followed = set(fingerprinted_code())
-    skipped = {f"{o.__module__}.{o.__qualname__}" for o in map(_unwrap, _bookkeeping()) if hasattr(o, "__qualname__")}
+    skipped = {f"{o.__module__}.{o.__qualname__}" for o in map(_unwrap, run_module.bookkeeping())
+               if hasattr(o, "__qualname__")}
     bookkeeping = set(GENERAL) | set(BOOKKEEPING_MODULES) | {"gendel.gan.schema", "gendel.gan.seal"}
 
     def name_of(frame):
