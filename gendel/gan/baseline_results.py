@@ -24,8 +24,8 @@ from gendel.deletion_test.stats import PAPER_STATISTICS
 from gendel.gan.baselines import (BASELINE_VERSION, baseline_jobs, check_baseline_job, get_baseline_profile,
                                   make_baseline_result)
 from gendel.gan.profiles import Job
-from gendel.gan.result_files import (DamagedResult, jsonable, read_arrays, read_record, stored_results_dir,
-                                     write_record)
+from gendel.gan.result_files import (REMAKE_FLAGS, DamagedResult, jsonable, read_arrays, read_record,
+                                     stored_results_dir, write_record)
 
 #: Modules that only keep records of the baselines grid (not followed by the fingerprint).
 BOOKKEEPING_MODULES = ("gendel.gan.result_files", "gendel.gan.baseline_results", "gendel.gan.__main__", "gendel.gan.grid")
@@ -110,9 +110,8 @@ def remake_command(profile, seeds=None):
     'python -m gendel.gan baselines --profile quick --store --parallel 2'
     """
     name = get_baseline_profile(profile).name
-    extra = {"quick": " --parallel 2", "gpu": " --device cuda", "paper": " --device cuda"}.get(name, "")
     more = "" if seeds is None else " --seeds " + " ".join(str(s) for s in seeds)
-    return f"python -m gendel.gan baselines --profile {name} --store{extra}{more}"
+    return f"python -m gendel.gan baselines --profile {name} --store{REMAKE_FLAGS.get(name, '')}{more}"
 
 
 def _fail(where, text):

@@ -633,6 +633,11 @@ def stored_results(profile):
     return sorted(results, key=lambda r: (order.get((r.dataset, r.setting, r.lam, r.seed), len(order)), r.name))
 
 
+#: The flags a profile's grid is made with besides its name, for both grids' remake commands: two
+#: jobs at a time on the 2 cores of the quick profile's machine, a GPU for the larger profiles.
+REMAKE_FLAGS = {"quick": " --parallel 2", "gpu": " --device cuda", "paper": " --device cuda"}
+
+
 def remake_command(profile):
     """The command that makes a profile's stored results with today's code.
 
@@ -642,8 +647,7 @@ def remake_command(profile):
     'python -m gendel.gan grid --profile quick --store --parallel 2'
     """
     name = get_profile(profile).name
-    extra = {"quick": " --parallel 2", "gpu": " --device cuda", "paper": " --device cuda"}.get(name, "")
-    return f"python -m gendel.gan grid --profile {name} --store{extra}"
+    return f"python -m gendel.gan grid --profile {name} --store{REMAKE_FLAGS.get(name, '')}"
 
 
 @dataclasses.dataclass(frozen=True)
