@@ -171,6 +171,7 @@ def test_the_student_edition_has_no_solution_key_or_teacher_page(student_html):
              for marker in TEACHER_MARKERS if marker in path.read_text(errors="replace")]
     assert not found, f"solution, key or teacher text in the student edition: {found[:10]}"
     assert not list(student_html.rglob("_sources/*.md")), "page sources (with solutions) were copied"
+    assert not (student_html / "source").exists(), "the book's source (with the key) was published"
     links = re.findall(r'href="([^"]*_student\.ipynb)"', (student_html / f"{edition.STUDENT_PAGE}.html").read_text())
     assert len(links) == 2 and all((student_html / "book/course" / link).resolve().is_file() for link in links)
 
