@@ -21,7 +21,10 @@ that the hash changes when the computation can change and not otherwise:
   module-level constant or table of settings by its value (without the fields of a dataclass
   marked ``metadata={"presentation": True}``: labels do not compute), a library object by its
   library's name (``np.exp`` and ``numpy.exp`` are one thing);
-- the name of each root and of each object followed does not count, nor the order of the roots.
+- the name of each root and of each object followed does not count, nor the order of the roots;
+- every gendel class the code names counts, even where only a check names it (``isinstance(job,
+  Job)``): a class computes through its instances' methods and properties (``job.control_seed``),
+  which a call through an argument does not name, so the code cannot be followed to them.
 
 Objects listed as *bookkeeping* (cache keys, checkpoint files, progress bars, and the modules
 :data:`BOOKKEEPING_MODULES`) are not followed: they decide whether a result can be reused, not
@@ -133,6 +136,7 @@ class _Hasher:
         self.memo = {}
         self.active = set()
         self.followed = {}
+        self.classes = {}  # id -> hash of every gendel class met, checks included
 
     def ours(self, obj):
         return _in_packages(obj, self.packages)
@@ -159,6 +163,8 @@ class _Hasher:
             self.active.discard(key)
         digest = hashlib.sha256(text.encode()).hexdigest()[:16]
         self.memo[key] = digest
+        if inspect.isclass(obj):
+            self.classes[key] = digest
         self.followed[f"{obj.__module__}.{obj.__qualname__}"] = digest
         return digest
 
@@ -381,6 +387,7 @@ def code_hash(roots, *, skip=(), skip_modules=(), packages=("gendel",)):
     """
     hasher = _Hasher(skip, packages, skip_modules)
     parts = sorted(hasher.of(root) for root in roots)
+    parts += ["classes:"] + sorted(hasher.classes.values())  # the classes met, where only a check names them too
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
 
 

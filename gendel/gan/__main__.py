@@ -5,6 +5,7 @@
     python -m gendel.gan grid --profile quick --store --parallel 2
     python -m gendel.gan grid --profile paper --executor slurm --partition gpu --gpus 1
     python -m gendel.gan seal --profile quick --store --made-at d3b2ce1
+    python -m gendel.gan seal --profile quick --store --grid baselines --made-at bb4a361 29d98c3 ...
     python -m gendel.gan baselines --profile quick --store --parallel 2 --seeds 0 1 2
 
 ``grid`` runs every job of a profile that is not done (see :func:`gendel.gan.run.done`):
@@ -29,9 +30,11 @@ label oracle, random deletion, independent controls, every method audited by the
 that are not done, seed by seed (``--seeds``: only these), the same way; ``--store`` writes into
 ``gendel/gan/results/baselines/<profile>/``; ``--list`` prints its jobs.
 
-``seal`` gives result files written before results carried a checksum their checksum and today's
-fingerprint, once it has shown that the commit that made them (``--made-at``) computes what
-today's code does (:mod:`gendel.gan.seal`); a result that fails the check is refused.
+``seal`` gives result files written before results carried a checksum, or fingerprinted under an
+earlier scheme of :mod:`gendel.fingerprint`, their checksum and today's fingerprint, once it has
+shown that the commits that made them (``--made-at``) compute what today's code does
+(:mod:`gendel.gan.seal`; ``--grid baselines`` for the baselines grid's results); a result that
+fails the check is refused.
 """
 
 from __future__ import annotations
@@ -219,8 +222,9 @@ def build_parser():
              "grid": "run every job of a profile that is not done: N processes on this machine, or SLURM",
              "baselines": "run the jobs of the baselines grid that are not done (fine-tuning, the label oracle, "
                           "random deletion, independent controls), seed by seed",
-             "seal": "give result files made before results carried checksums a checksum and today's "
-                     "fingerprint, once it is shown that the commit that made them computes what today's code does"}
+             "seal": "give result files made before results carried checksums, or under an earlier fingerprint "
+                     "scheme, their checksum and today's fingerprint, once it is shown that the commits that made "
+                     "them compute what today's code does"}
     for name, text in texts.items():
         p = sub.add_parser(name, help=text, description=text)
         p.add_argument("--profile", required=True, choices=sorted(J.PROFILES))
@@ -234,7 +238,10 @@ def build_parser():
         p.add_argument("--store", action="store_true",
                        help=f"write into the results stored with gendel ({folder}), read by the book")
         if name == "seal":
-            p.add_argument("--made-at", required=True, help="the git commit whose code made the results")
+            p.add_argument("--made-at", required=True, nargs="+",
+                           help="the git commit whose code made the results (several: every one of them made them)")
+            p.add_argument("--grid", choices=("paper", "baselines"), default="paper",
+                           help="the paper-protocol grid's results (default) or the baselines grid's")
             continue
         p.add_argument("--device", type=_device, help="cpu, cuda or cuda:N (default: cuda when available)")
         if name == "run":
@@ -299,7 +306,13 @@ def main(argv=None):
         if args.command == "seal":
             from gendel.gan.seal import seal
 
-            seal(results, made_at=args.made_at, command=command)
+            if args.grid == "baselines":
+                from gendel.gan import baseline_results as B
+
+                if args.results:
+                    raise UsageError("seal --grid baselines seals the stored results: give --store")
+                results = B.STORED_RESULTS_DIR / B.get_baseline_profile(args.profile).name
+            seal(results, made_at=args.made_at, command=command, grid=args.grid)
             return 0
         todo = grid.todo(args.profile, results)
         if todo:

@@ -1,21 +1,31 @@
-"""Sealing result files made before results carried a checksum: ``python -m gendel.gan seal``.
+"""Sealing result files: ``python -m gendel.gan seal``.
 
-A result file is read only with a checksum of its content (:mod:`gendel.gan.schema`). Result
-files written before that (and before :func:`gendel.gan.run.code_fingerprint` followed the input
-checks of ``gendel._validation``) can be *sealed* instead of made again, but only when it is shown
-that the code that made them computes what today's code computes:
+A result file is read only with a checksum of its content (:mod:`gendel.gan.schema`) and counts as
+current only with today's code fingerprint. Two kinds of file can be *sealed* instead of made
+again, but only when it is shown that the code that made them computes what today's code computes:
 
-1. the code of the commit that made them (``--made-at``, exported from the repository with
-   ``git archive``) has the fingerprint the files record, under the fingerprint of its day;
-2. the same code, fingerprinted as today's code is (today's ``gendel/fingerprint.py`` put in
-   place of its own), has today's fingerprint;
+- files written before results carried a checksum (and before :func:`gendel.gan.run.code_fingerprint`
+  followed the input checks of ``gendel._validation``);
+- files whose fingerprint is that of an earlier *scheme* of :mod:`gendel.fingerprint` (it now counts
+  every class the code names, checks included), not of other code: *sealed again*.
+
+The check, for each commit given with ``--made-at`` (the commit, or every commit, whose code made
+the files; exported from the repository with ``git archive``):
+
+1. the commit's code has the fingerprint the files record, under the fingerprint of its day (for
+   files sealed before: the fingerprint their seal record says that commit had, ``fingerprint_then``,
+   and the commit their seal names);
+2. the same code, fingerprinted as today's code is (today's ``gendel/fingerprint.py`` put in place of
+   its own), has today's fingerprint;
 3. each file passes today's schema.
 
-Then each file gets today's fingerprint, a record ``sealed`` (the command, the time, the commit,
-the fingerprint it had, what was checked) and its checksum; its numbers are not touched, and its
-arrays file is left as it is. A file of format version 1 (the stored gpu results: no fingerprint
-at all) gets its checksum and the record, and keeps no fingerprint: the book says it was made by
-earlier code. Anything else is refused, with the command that makes the results again.
+Then each file gets today's fingerprint, a record ``sealed`` (the command, the time, the commits,
+the fingerprint it had, what was checked, and the seal before it, if any) and its checksum; its
+numbers are not touched, and its arrays file is left as it is. A file of format version 1 (the
+stored gpu results: no fingerprint at all) gets its checksum and the record, and keeps no
+fingerprint: the book says it was made by earlier code. Anything else is refused, with the command
+that makes the results again. ``grid="baselines"`` does the same for the baselines grid's files,
+with its fingerprint (:func:`gendel.gan.baseline_results.baseline_fingerprint`).
 """
 
 from __future__ import annotations
@@ -27,21 +37,26 @@ import sys
 import tempfile
 from pathlib import Path
 
-_PRINT_FINGERPRINT = "from gendel.gan.run import code_fingerprint; print(code_fingerprint())"
+#: What prints a grid's fingerprint, for each grid.
+_PRINT_FINGERPRINT = {
+    "paper": "from gendel.gan.run import code_fingerprint; print(code_fingerprint())",
+    "baselines": "from gendel.gan.baseline_results import baseline_fingerprint; print(baseline_fingerprint())",
+}
 
 
-def _fingerprint_of(tree):
-    """``code_fingerprint()`` of the gendel under ``tree``, in a fresh process."""
-    out = subprocess.run([sys.executable, "-c", _PRINT_FINGERPRINT], cwd=tree, capture_output=True, text=True,
+def _fingerprint_of(tree, grid="paper"):
+    """The fingerprint of ``grid`` of the gendel under ``tree``, in a fresh process."""
+    out = subprocess.run([sys.executable, "-c", _PRINT_FINGERPRINT[grid]], cwd=tree, capture_output=True, text=True,
                          env={"PYTHONPATH": str(tree), "PATH": "/usr/bin:/bin", "OMP_WAIT_POLICY": "PASSIVE"})
     if out.returncode != 0:
         raise RuntimeError(f"cannot fingerprint the code at {tree}: {out.stderr.strip().splitlines()[-1:]}")
     return out.stdout.strip().splitlines()[-1]
 
 
-def fingerprints_at(commit, repository):
-    """``(then, today's scheme)``: the code fingerprint of ``commit`` of ``repository`` as its own
-    ``gendel/fingerprint.py`` computes it, and as today's computes it.
+def fingerprints_at(commit, repository, grid="paper"):
+    """``(then, today's scheme)``: the fingerprint of ``grid`` (``"paper"`` or ``"baselines"``) of
+    ``commit`` of ``repository`` as its own ``gendel/fingerprint.py`` computes it, and as today's
+    computes it.
 
     Examples
     --------
@@ -55,26 +70,31 @@ def fingerprints_at(commit, repository):
             raise ValueError(f"git cannot export commit {commit!r} of {repository}: "
                              f"{archive.stderr.decode().strip()}; give --made-at a commit of this repository")
         subprocess.run(["tar", "-x", "-C", tmp], input=archive.stdout, check=True)
-        then = _fingerprint_of(tmp)
+        then = _fingerprint_of(tmp, grid)
         shutil.copy(Path(__file__).parents[1] / "fingerprint.py", Path(tmp) / "gendel" / "fingerprint.py")
-        return then, _fingerprint_of(tmp)
+        return then, _fingerprint_of(tmp, grid)
 
 
-def seal(folder, *, made_at, repository=None, command=None, progress=print):
-    """Seal the result files in ``folder`` made by the code of commit ``made_at`` (see the module
-    text); files already sealed are left alone. Returns the names of the files sealed.
+def seal(folder, *, made_at, repository=None, command=None, progress=print, grid="paper"):
+    """Seal the result files in ``folder`` made by the code of commit ``made_at`` (a commit, or a
+    list of commits that all made them: see the module text); files with a checksum and today's
+    fingerprint are left alone. Returns the names of the files sealed.
 
     Examples
     --------
     >>> seal("gendel/gan/results/quick", made_at="d3b2ce1")     # needs git and a checkout # doctest: +SKIP
     """
     from gendel.gan.result_files import DamagedResult, JobResult, read_arrays, read_record, write_record
-    from gendel.gan.run import code_fingerprint
     from gendel.gan.schema import checksum_problem, validate
 
+    if grid not in _PRINT_FINGERPRINT:
+        raise ValueError(f"grid must be one of {sorted(_PRINT_FINGERPRINT)}; got {grid!r}")
+    commits = [made_at] if isinstance(made_at, str) else list(made_at)
+    if not commits:
+        raise ValueError("give the commit (or commits) whose code made the results: --made-at COMMIT ...")
     folder = Path(folder)
     repository = Path(repository) if repository else Path(__file__).parents[2]
-    today = code_fingerprint()
+    today = _today(grid)
     pending = []
     for path in sorted(folder.glob("*.json")):
         where = f"the result file {path}"
@@ -83,42 +103,61 @@ def seal(folder, *, made_at, repository=None, command=None, progress=print):
             problem = checksum_problem(record, arrays)
             if problem is not None:
                 raise ValueError(f"{where}: {problem}; it cannot be sealed again: make it again")
-            continue
+            if record.get("version") == 1 or record.get("provenance", {}).get("fingerprint") == today:
+                continue
         pending.append((path, record, arrays))
     if not pending:
         progress(f"every result file in {folder} is sealed already")
         return []
     recorded = {r.get("provenance", {}).get("fingerprint") for _, r, _ in pending if r.get("version") != 1}
+    before = {_json_key(r.get("provenance", {}).get("sealed")) for _, r, _ in pending if r.get("version") != 1}
     checked = None
     if recorded:
-        if len(recorded) != 1:
-            raise ValueError(f"the files in {folder} record fingerprints {sorted(map(str, recorded))}: made by different "
-                             "code, they cannot be sealed together; make them again")
+        if len(recorded) != 1 or len(before) != 1:
+            raise ValueError(f"the files in {folder} record fingerprints {sorted(map(str, recorded))} or different "
+                             "seals: made by different code, they cannot be sealed together; make them again")
         (recorded,) = recorded
-        then, now = fingerprints_at(made_at, repository)
-        if then != recorded:
-            raise ValueError(f"commit {made_at} has fingerprint {then}, the files record {recorded}: they were not made "
-                             "by that commit's code; give the commit that made them, or make them again")
-        if now != today:
-            raise ValueError(f"the code of commit {made_at} computes other numbers than today's (fingerprint {now} under "
-                             f"today's scheme, today's code {today}): make the results again with today's code")
-        checked = (f"the code of commit {made_at} has the fingerprint these results record ({recorded}) under the "
-                   f"fingerprint of its day, and today's fingerprint ({today}) under today's")
+        previous = next(r.get("provenance", {}).get("sealed") for _, r, _ in pending if r.get("version") != 1)
+        for commit in commits:
+            then, now = fingerprints_at(commit, repository, grid)
+            if previous is None:  # the commit that made them had the fingerprint they record
+                vouched = then == recorded
+            else:  # sealed before: the commit their seal names, with the fingerprint that seal checked
+                makers = previous.get("made_at")
+                makers = [makers] if isinstance(makers, str) else list(makers or [])
+                vouched = commit in makers and then == previous.get("fingerprint_then")
+            if not vouched:
+                raise ValueError(f"commit {commit} has fingerprint {then}, the files record {recorded}"
+                                 + (f" (sealed from {previous.get('fingerprint_then')} of {previous.get('made_at')})"
+                                    if previous else "")
+                                 + ": they were not made by that commit's code; give the commit that made them, "
+                                   "or make them again")
+            if now != today:
+                raise ValueError(f"the code of commit {commit} computes other numbers than today's (fingerprint {now} "
+                                 f"under today's scheme, today's code {today}): make the results again with today's "
+                                 "code")
+        which = f"commit {commits[0]}" if len(commits) == 1 else f"each of the {len(commits)} commits {', '.join(commits)}"
+        if previous is None:
+            checked = (f"the code of {which} has the fingerprint these results record ({recorded}) under the "
+                       f"fingerprint of its day, and today's fingerprint ({today}) under today's")
+        else:
+            checked = (f"the code of {which}, named by their seal of {previous.get('created')}, has the fingerprint "
+                       f"that seal checked ({previous.get('fingerprint_then')}) under the fingerprint of its day, and "
+                       f"today's fingerprint ({today}) under today's; they recorded {recorded}, that seal's "
+                       "fingerprint under the scheme of its day")
         progress(checked)
     created = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     sealed = []
     for path, record, arrays in pending:
-        result = JobResult.from_dict(record, arrays, where=str(path))
-        try:
-            validate(record if result.version != 1 else result.to_dict())
-        except ValueError as exc:
-            raise DamagedResult(f"{path} breaks the result schema ({exc}): it cannot be sealed; make it again") \
-                from None
-        entry = {"command": command or "gendel.gan.seal.seal", "created": created, "made_at": made_at}
+        _valid(record, arrays, path, grid, JobResult, DamagedResult, validate)
+        entry = {"command": command or "gendel.gan.seal.seal", "created": created,
+                 "made_at": commits[0] if len(commits) == 1 else commits}
         if record.get("version") == 1:
             record["sealed"] = entry | {"checked": "format version 1 records no fingerprint: its checksum only"}
         else:
             entry |= {"fingerprint_then": record["provenance"]["fingerprint"], "checked": checked}
+            if record["provenance"].get("sealed"):
+                entry["before"] = record["provenance"]["sealed"]
             record["provenance"]["fingerprint"] = today
             record["provenance"]["sealed"] = entry
         write_record(record, arrays, path, arrays_written=True)
@@ -126,3 +165,32 @@ def seal(folder, *, made_at, repository=None, command=None, progress=print):
         progress(f"sealed {path.name}")
     return sealed
 
+
+def _today(grid):
+    if grid == "baselines":
+        from gendel.gan.baseline_results import baseline_fingerprint
+
+        return baseline_fingerprint()
+    from gendel.gan.run import code_fingerprint
+
+    return code_fingerprint()
+
+
+def _json_key(value):
+    import json
+
+    return json.dumps(value, sort_keys=True)
+
+
+def _valid(record, arrays, path, grid, JobResult, DamagedResult, validate):
+    """Raise ``DamagedResult`` unless ``record`` passes today's schema of its grid."""
+    if grid == "baselines":
+        from gendel.gan.baseline_results import load_baseline_result
+
+        load_baseline_result(path)  # the file as it is on disk: its checksum and its content
+        return
+    result = JobResult.from_dict(record, arrays, where=str(path))
+    try:
+        validate(record if result.version != 1 else result.to_dict())
+    except ValueError as exc:
+        raise DamagedResult(f"{path} breaks the result schema ({exc}): it cannot be sealed; make it again") from None

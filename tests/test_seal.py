@@ -1,0 +1,84 @@
+"""Sealing result files again when the fingerprint's scheme changes (gendel.gan.seal): the check
+accepts only the commit that made the files, and only when its code computes what today's does,
+and leaves the numbers alone. The fingerprints of the commits are stood in for (monkeypatch):
+the real ones need git and a checkout, and the seals of the stored results record them."""
+
+from __future__ import annotations
+
+import pytest
+
+from gendel.gan import seal as S
+from gendel.gan.baseline_results import STORED_RESULTS_DIR, baseline_fingerprint, load_baseline_result
+from gendel.gan.result_files import STORED_RESULTS, load_result, read_arrays, read_record, write_record
+from gendel.gan.run import code_fingerprint
+
+EARLIER = {"command": "python -m gendel.gan seal ...", "created": "2026-01-01T00:00:00+00:00", "made_at": "abc1234",
+           "fingerprint_then": "f00df00df00df00d", "checked": "then"}
+
+
+def _copy(source, folder, fingerprint, sealed=None):
+    """``source`` written into ``folder`` as an earlier scheme left it: ``fingerprint``, and ``sealed``."""
+    record, arrays = read_record(source, "a stored result"), read_arrays(source, "a stored result")
+    record["provenance"]["fingerprint"] = fingerprint
+    record["provenance"].pop("sealed", None)
+    if sealed:
+        record["provenance"]["sealed"] = sealed
+    folder.mkdir(exist_ok=True)
+    write_record(record, arrays, folder / source.name)
+    return folder / source.name
+
+
+@pytest.fixture
+def sealed_before(tmp_path):
+    return _copy(STORED_RESULTS / "tiny" / "mnist-even-0.7-seed0.json", tmp_path / "tiny", "beefbeefbeefbeef",
+                 EARLIER)
+
+
+def _fingerprints(table):
+    return lambda commit, repository, grid="paper": table[commit]
+
+
+def test_a_file_sealed_before_is_sealed_again_by_the_commit_its_seal_names(sealed_before, monkeypatch):
+    before_record = read_record(sealed_before, "x")
+    before_arrays = {k: v.tobytes() for k, v in read_arrays(sealed_before, "x").items()}
+    monkeypatch.setattr(S, "fingerprints_at", _fingerprints({"abc1234": ("f00df00df00df00d", code_fingerprint())}))
+    assert S.seal(sealed_before.parent, made_at="abc1234", progress=lambda _: None) == [sealed_before.stem]
+    after = load_result(sealed_before)                  # its checksum holds
+    assert after.provenance["fingerprint"] == code_fingerprint()
+    seal = after.provenance["sealed"]
+    assert seal["fingerprint_then"] == "beefbeefbeefbeef" and seal["before"] == EARLIER
+    # the numbers are left alone: the whole record but its provenance, and the arrays
+    old, new = read_record(sealed_before, "x"), before_record
+    assert {k: v for k, v in new.items() if k not in ("provenance", "checksum")} == \
+        {k: v for k, v in old.items() if k not in ("provenance", "checksum")}
+    assert {k: v.tobytes() for k, v in read_arrays(sealed_before, "x").items()} == before_arrays
+    # sealed: a second call leaves it alone
+    assert S.seal(sealed_before.parent, made_at="abc1234", progress=lambda _: None) == []
+
+
+@pytest.mark.parametrize("table, commit, refusal", [
+    ({"0000000": ("f00df00df00df00d", None)}, "0000000", "not made by that commit"),  # not the seal's commit
+    ({"abc1234": ("1111111111111111", None)}, "abc1234", "not made by that commit"),  # not the fingerprint it had
+    ({"abc1234": ("f00df00df00df00d", "2222222222222222")}, "abc1234", "computes other numbers"),
+])
+def test_a_commit_that_did_not_make_them_or_computes_otherwise_is_refused(sealed_before, monkeypatch, table,
+                                                                          commit, refusal):
+    table = {c: (then, now or code_fingerprint()) for c, (then, now) in table.items()}
+    monkeypatch.setattr(S, "fingerprints_at", _fingerprints(table))
+    with pytest.raises(ValueError, match=refusal):
+        S.seal(sealed_before.parent, made_at=commit, progress=lambda _: None)
+    assert read_record(sealed_before, "x")["provenance"]["fingerprint"] == "beefbeefbeefbeef"   # untouched
+
+
+def test_baselines_results_are_sealed_only_when_every_commit_given_made_them(tmp_path, monkeypatch):
+    source = sorted(STORED_RESULTS_DIR.glob("quick/*.json"))[0]
+    path = _copy(source, tmp_path / "b", "beefbeefbeefbeef")
+    today = baseline_fingerprint()
+    table = {"aaa": ("beefbeefbeefbeef", today), "bbb": ("beefbeefbeefbeef", today), "ccc": ("0" * 16, today)}
+    monkeypatch.setattr(S, "fingerprints_at", _fingerprints(table))
+    with pytest.raises(ValueError, match="ccc has fingerprint"):
+        S.seal(path.parent, made_at=["aaa", "ccc"], grid="baselines", progress=lambda _: None)
+    assert S.seal(path.parent, made_at=["aaa", "bbb"], grid="baselines", progress=lambda _: None) == [path.stem]
+    d = load_baseline_result(path)
+    assert d["provenance"]["fingerprint"] == today and d["provenance"]["sealed"]["made_at"] == ["aaa", "bbb"]
+    assert d["labels"] == read_record(source, "x")["labels"]
