@@ -22,9 +22,10 @@ that the hash changes when the computation can change and not otherwise:
   marked ``metadata={"presentation": True}``: labels do not compute), a library object by its
   library's name (``np.exp`` and ``numpy.exp`` are one thing);
 - the name of each root and of each object followed does not count, nor the order of the roots;
-- every gendel class the code names counts, even where only a check names it (``isinstance(job,
-  Job)``): a class computes through its instances' methods and properties (``job.control_seed``),
-  which a call through an argument does not name, so the code cannot be followed to them.
+- every gendel class the code names counts, also where only the condition of a check names it
+  (``if not isinstance(job, Job): raise ...``): a class computes through its instances' methods and
+  properties (``job.control_seed``), which a call through an argument does not name, so the code
+  cannot be followed to them. (What a ``raise`` or ``assert`` statement itself names is not read.)
 
 Objects listed as *bookkeeping* (cache keys, checkpoint files, progress bars, and the modules
 :data:`BOOKKEEPING_MODULES`) are not followed: they decide whether a result can be reused, not
@@ -392,8 +393,9 @@ def code_hash(roots, *, skip=(), skip_modules=(), packages=("gendel",)):
 
 
 def hashed_objects(roots, *, skip=(), skip_modules=(), packages=("gendel",)):
-    """The functions and classes that :func:`code_hash` hashes for ``roots``, by qualified name,
-    each with its own hash (a table of what a fingerprint covers).
+    """The functions and classes that :func:`code_hash` follows for ``roots``, by qualified name,
+    each with its own hash (a table of what a fingerprint covers; a function that only the condition
+    of a check names is followed but does not count).
 
     Examples
     --------

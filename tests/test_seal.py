@@ -34,8 +34,17 @@ def sealed_before(tmp_path):
                  EARLIER)
 
 
-def _fingerprints(table):
-    return lambda commit, repository, grid="paper": table[commit]
+def _fingerprints(table, grid="paper"):
+    def at(commit, repository, g="paper"):
+        assert g == grid, f"the fingerprint of the {g} grid asked for, not of the {grid} grid"
+        return table[commit]
+    return at
+
+
+@pytest.fixture(autouse=True)
+def commits_as_given(monkeypatch):
+    """Made-up commits stand for themselves (the real ones are resolved by git)."""
+    monkeypatch.setattr(S, "_full_commit", lambda commit, repository: commit)
 
 
 def test_a_file_sealed_before_is_sealed_again_by_the_commit_its_seal_names(sealed_before, monkeypatch):
@@ -57,8 +66,8 @@ def test_a_file_sealed_before_is_sealed_again_by_the_commit_its_seal_names(seale
 
 
 @pytest.mark.parametrize("table, commit, refusal", [
-    ({"0000000": ("f00df00df00df00d", None)}, "0000000", "not made by that commit"),  # not the seal's commit
-    ({"abc1234": ("1111111111111111", None)}, "abc1234", "not made by that commit"),  # not the fingerprint it had
+    ({"0000000": ("f00df00df00df00d", None)}, "0000000", "their seal names the commits abc1234"),  # another commit
+    ({"abc1234": ("1111111111111111", None)}, "abc1234", "is not what it was"),  # not the fingerprint it had
     ({"abc1234": ("f00df00df00df00d", "2222222222222222")}, "abc1234", "computes other numbers"),
 ])
 def test_a_commit_that_did_not_make_them_or_computes_otherwise_is_refused(sealed_before, monkeypatch, table,
@@ -75,10 +84,48 @@ def test_baselines_results_are_sealed_only_when_every_commit_given_made_them(tmp
     path = _copy(source, tmp_path / "b", "beefbeefbeefbeef")
     today = baseline_fingerprint()
     table = {"aaa": ("beefbeefbeefbeef", today), "bbb": ("beefbeefbeefbeef", today), "ccc": ("0" * 16, today)}
-    monkeypatch.setattr(S, "fingerprints_at", _fingerprints(table))
+    monkeypatch.setattr(S, "fingerprints_at", _fingerprints(table, grid="baselines"))
     with pytest.raises(ValueError, match="ccc has fingerprint"):
         S.seal(path.parent, made_at=["aaa", "ccc"], grid="baselines", progress=lambda _: None)
     assert S.seal(path.parent, made_at=["aaa", "bbb"], grid="baselines", progress=lambda _: None) == [path.stem]
     d = load_baseline_result(path)
     assert d["provenance"]["fingerprint"] == today and d["provenance"]["sealed"]["made_at"] == ["aaa", "bbb"]
     assert d["labels"] == read_record(source, "x")["labels"]
+
+
+def test_a_second_scheme_change_seals_again_through_the_chain_of_seals(sealed_before, monkeypatch):
+    """The seal records the commit's own fingerprint, so a later scheme change can check it again."""
+    monkeypatch.setattr(S, "fingerprints_at", _fingerprints({"abc1234": ("f00df00df00df00d", code_fingerprint())}))
+    S.seal(sealed_before.parent, made_at="abc1234", progress=lambda _: None)
+    first = read_record(sealed_before, "x")["provenance"]["sealed"]
+    assert first["made_at_fingerprint"] == "f00df00df00df00d" and first["fingerprint_then"] == "beefbeefbeefbeef"
+    monkeypatch.setattr(S, "_today", lambda grid: "9999999999999999")    # the scheme changes once more
+    monkeypatch.setattr(S, "fingerprints_at", _fingerprints({"abc1234": ("f00df00df00df00d", "9999999999999999")}))
+    assert S.seal(sealed_before.parent, made_at="abc1234", progress=lambda _: None) == [sealed_before.stem]
+    second = read_record(sealed_before, "x")["provenance"]["sealed"]
+    assert second["before"] == first and first["before"] == EARLIER
+    assert second["fingerprint_then"] == code_fingerprint()
+
+
+def test_files_sealed_by_several_commits_are_sealed_again_only_with_all_of_them(tmp_path, monkeypatch):
+    several = EARLIER | {"made_at": ["aaa", "bbb"]}
+    path = _copy(STORED_RESULTS / "tiny" / "mnist-even-0.7-seed0.json", tmp_path / "t", "beefbeefbeefbeef", several)
+    table = {c: ("f00df00df00df00d", code_fingerprint()) for c in ("aaa", "bbb")}
+    monkeypatch.setattr(S, "fingerprints_at", _fingerprints(table))
+    with pytest.raises(ValueError, match="give exactly those"):
+        S.seal(path.parent, made_at=["aaa"], progress=lambda _: None)
+    assert S.seal(path.parent, made_at=["bbb", "aaa"], progress=lambda _: None) == [path.stem]
+
+
+def test_every_file_is_checked_before_any_is_written(tmp_path, monkeypatch):
+    folder = tmp_path / "tiny"
+    good = _copy(STORED_RESULTS / "tiny" / "mnist-even-0.7-seed0.json", folder, "beefbeefbeefbeef", EARLIER)
+    source = STORED_RESULTS / "tiny" / "mnist-odd-0.7-seed0.json"
+    record, arrays = read_record(source, "x"), read_arrays(source, "x")
+    record["provenance"] |= {"fingerprint": "beefbeefbeefbeef", "sealed": EARLIER}
+    record["labels"]["pre"][0] += 1          # counts that no longer add up: the schema refuses it
+    write_record(record, arrays, folder / source.name)
+    monkeypatch.setattr(S, "fingerprints_at", _fingerprints({"abc1234": ("f00df00df00df00d", code_fingerprint())}))
+    with pytest.raises(Exception, match="schema|add up"):
+        S.seal(folder, made_at="abc1234", progress=lambda _: None)
+    assert read_record(good, "x")["provenance"]["fingerprint"] == "beefbeefbeefbeef"   # the good file untouched

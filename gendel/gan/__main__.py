@@ -309,7 +309,7 @@ def main(argv=None):
             if args.grid == "baselines":
                 from gendel.gan import baseline_results as B
 
-                if args.results:
+                if not args.store:
                     raise UsageError("seal --grid baselines seals the stored results: give --store")
                 results = B.STORED_RESULTS_DIR / B.get_baseline_profile(args.profile).name
             seal(results, made_at=args.made_at, command=command, grid=args.grid)

@@ -9,23 +9,26 @@ again, but only when it is shown that the code that made them computes what toda
 - files whose fingerprint is that of an earlier *scheme* of :mod:`gendel.fingerprint` (it now counts
   every class the code names, checks included), not of other code: *sealed again*.
 
-The check, for each commit given with ``--made-at`` (the commit, or every commit, whose code made
+The check, for the commits given with ``--made-at`` (the commit, or every commit, whose code made
 the files; exported from the repository with ``git archive``):
 
-1. the commit's code has the fingerprint the files record, under the fingerprint of its day (for
-   files sealed before: the fingerprint their seal record says that commit had, ``fingerprint_then``,
-   and the commit their seal names);
+1. a file never sealed: each commit's code has the fingerprint the files record, under the
+   fingerprint of its day. (This shows that each commit could have made them; which commits did is
+   the caller's word, so give every commit of the time they were made.) A file sealed before: the
+   commits are exactly those its seal names, and each has the fingerprint that seal found for it
+   (``made_at_fingerprint``; ``fingerprint_then`` in a first seal, where the two are one);
 2. the same code, fingerprinted as today's code is (today's ``gendel/fingerprint.py`` put in place of
    its own), has today's fingerprint;
-3. each file passes today's schema.
+3. each file passes today's schema (all of them are checked before any is written).
 
-Then each file gets today's fingerprint, a record ``sealed`` (the command, the time, the commits,
-the fingerprint it had, what was checked, and the seal before it, if any) and its checksum; its
-numbers are not touched, and its arrays file is left as it is. A file of format version 1 (the
-stored gpu results: no fingerprint at all) gets its checksum and the record, and keeps no
-fingerprint: the book says it was made by earlier code. Anything else is refused, with the command
-that makes the results again. ``grid="baselines"`` does the same for the baselines grid's files,
-with its fingerprint (:func:`gendel.gan.baseline_results.baseline_fingerprint`).
+Then each file gets today's fingerprint, a record ``sealed`` (the command, the time, the commits
+and their fingerprint under the scheme of their day, the fingerprint the file had, what was
+checked, and the seal before it, if any) and its checksum; its numbers are not touched, and its
+arrays file is left as it is. A file of format version 1 (the stored gpu results: no fingerprint at
+all) gets its checksum and the record, and keeps no fingerprint: the book says it was made by
+earlier code. Anything else is refused, with what to do. ``grid="baselines"`` seals the baselines
+grid's files again (they carried a checksum from the start), with its fingerprint
+(:func:`gendel.gan.baseline_results.baseline_fingerprint`).
 """
 
 from __future__ import annotations
@@ -109,53 +112,58 @@ def seal(folder, *, made_at, repository=None, command=None, progress=print, grid
     if not pending:
         progress(f"every result file in {folder} is sealed already")
         return []
-    recorded = {r.get("provenance", {}).get("fingerprint") for _, r, _ in pending if r.get("version") != 1}
-    before = {_json_key(r.get("provenance", {}).get("sealed")) for _, r, _ in pending if r.get("version") != 1}
-    checked = None
-    if recorded:
-        if len(recorded) != 1 or len(before) != 1:
-            raise ValueError(f"the files in {folder} record fingerprints {sorted(map(str, recorded))} or different "
-                             "seals: made by different code, they cannot be sealed together; make them again")
-        (recorded,) = recorded
-        previous = next(r.get("provenance", {}).get("sealed") for _, r, _ in pending if r.get("version") != 1)
+    for path, record, arrays in pending:  # every file checked before any is written
+        _valid(record, arrays, path, grid, JobResult, DamagedResult, validate)
+    fingerprinted = [r for _, r, _ in pending if r.get("version") != 1]
+    checked, found = None, {}
+    if fingerprinted:
+        groups = {(r["provenance"].get("fingerprint"), _makers(r["provenance"].get("sealed"))) for r in fingerprinted}
+        if len(groups) != 1:
+            raise ValueError(f"the files in {folder} record different fingerprints or seals "
+                             f"({sorted(map(str, groups))}): made by different code, they cannot be sealed together; "
+                             "seal them folder by folder, or make them again")
+        ((recorded, makers),) = groups
+        previous = fingerprinted[0]["provenance"].get("sealed")
+        full = {c: _full_commit(c, repository) for c in commits}
+        if previous is not None:
+            named = {_full_commit(c, repository) for c in makers[0]}
+            if set(full.values()) != named:
+                raise ValueError(f"their seal names the commits {', '.join(makers[0])}: give exactly those with "
+                                 f"--made-at (given: {', '.join(commits)})")
         for commit in commits:
             then, now = fingerprints_at(commit, repository, grid)
-            if previous is None:  # the commit that made them had the fingerprint they record
-                vouched = then == recorded
-            else:  # sealed before: the commit their seal names, with the fingerprint that seal checked
-                makers = previous.get("made_at")
-                makers = [makers] if isinstance(makers, str) else list(makers or [])
-                vouched = commit in makers and then == previous.get("fingerprint_then")
-            if not vouched:
-                raise ValueError(f"commit {commit} has fingerprint {then}, the files record {recorded}"
-                                 + (f" (sealed from {previous.get('fingerprint_then')} of {previous.get('made_at')})"
-                                    if previous else "")
-                                 + ": they were not made by that commit's code; give the commit that made them, "
-                                   "or make them again")
+            expected = recorded if previous is None else makers[1]
+            if then != expected:
+                raise ValueError(f"commit {commit} has fingerprint {then} under the scheme of its day, "
+                                 + (f"the files record {recorded}: they were not made by that commit's code; give "
+                                    "the commit that made them, or make them again" if previous is None else
+                                    f"their seal found {expected} for it: the commit's code is not what it was; make "
+                                    "them again"))
             if now != today:
                 raise ValueError(f"the code of commit {commit} computes other numbers than today's (fingerprint {now} "
                                  f"under today's scheme, today's code {today}): make the results again with today's "
                                  "code")
+            found[commit] = then
         which = f"commit {commits[0]}" if len(commits) == 1 else f"each of the {len(commits)} commits {', '.join(commits)}"
         if previous is None:
             checked = (f"the code of {which} has the fingerprint these results record ({recorded}) under the "
                        f"fingerprint of its day, and today's fingerprint ({today}) under today's")
         else:
             checked = (f"the code of {which}, named by their seal of {previous.get('created')}, has the fingerprint "
-                       f"that seal checked ({previous.get('fingerprint_then')}) under the fingerprint of its day, and "
-                       f"today's fingerprint ({today}) under today's; they recorded {recorded}, that seal's "
-                       "fingerprint under the scheme of its day")
+                       f"that seal found for it ({makers[1]}) under the fingerprint of its day, and today's "
+                       f"fingerprint ({today}) under today's; they recorded {recorded}, the fingerprint of that seal")
         progress(checked)
     created = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     sealed = []
     for path, record, arrays in pending:
-        _valid(record, arrays, path, grid, JobResult, DamagedResult, validate)
         entry = {"command": command or "gendel.gan.seal.seal", "created": created,
                  "made_at": commits[0] if len(commits) == 1 else commits}
         if record.get("version") == 1:
             record["sealed"] = entry | {"checked": "format version 1 records no fingerprint: its checksum only"}
         else:
-            entry |= {"fingerprint_then": record["provenance"]["fingerprint"], "checked": checked}
+            (made_at_fingerprint,) = set(found.values())
+            entry |= {"made_at_fingerprint": made_at_fingerprint, "fingerprint_then": record["provenance"]["fingerprint"],
+                      "checked": checked}
             if record["provenance"].get("sealed"):
                 entry["before"] = record["provenance"]["sealed"]
             record["provenance"]["fingerprint"] = today
@@ -164,6 +172,24 @@ def seal(folder, *, made_at, repository=None, command=None, progress=print, grid
         sealed.append(path.stem)
         progress(f"sealed {path.name}")
     return sealed
+
+
+def _makers(sealed):
+    """``(commits, their fingerprint under the scheme of their day)`` that a seal record names, or None."""
+    if not sealed:
+        return None
+    commits = sealed.get("made_at")
+    commits = (commits,) if isinstance(commits, str) else tuple(commits or ())
+    return commits, sealed.get("made_at_fingerprint", sealed.get("fingerprint_then"))
+
+
+def _full_commit(commit, repository):
+    """The full hash of ``commit`` in ``repository`` (so that two spellings of one commit are one)."""
+    out = subprocess.run(["git", "-C", str(repository), "rev-parse", "--verify", "--quiet", f"{commit}^{{commit}}"],
+                         capture_output=True, text=True)
+    if out.returncode != 0:
+        raise ValueError(f"{commit!r} is not a commit of {repository}: give --made-at a commit of this repository")
+    return out.stdout.strip()
 
 
 def _today(grid):
