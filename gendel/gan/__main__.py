@@ -31,7 +31,7 @@ that are not done, seed by seed (``--seeds``: only these), the same way; ``--sto
 ``gendel/gan/results/baselines/<profile>/``; ``--list`` prints its jobs.
 
 ``seal`` gives result files written before results carried a checksum, or fingerprinted under an
-earlier scheme of :mod:`gendel.fingerprint`, their checksum and today's fingerprint, once it has
+earlier scheme of ``gendel.fingerprint``, their checksum and today's fingerprint, once it has
 shown that the commits that made them (``--made-at``) compute what today's code does
 (:mod:`gendel.gan.seal`; ``--grid baselines`` for the baselines grid's results); a result that
 fails the check is refused.

@@ -6,7 +6,7 @@ again, but only when it is shown that the code that made them computes what toda
 
 - files written before results carried a checksum (and before :func:`gendel.gan.run.code_fingerprint`
   followed the input checks of ``gendel._validation``);
-- files whose fingerprint is that of an earlier *scheme* of :mod:`gendel.fingerprint` (it now counts
+- files whose fingerprint is that of an earlier *scheme* of ``gendel.fingerprint`` (it now counts
   every class the code names, checks included), not of other code: *sealed again*.
 
 The check, for the commits given with ``--made-at`` (the commit, or every commit, whose code made
