@@ -87,8 +87,8 @@ def seal(folder, *, made_at, repository=None, command=None, progress=print, grid
     --------
     >>> seal("gendel/gan/results/quick", made_at="d3b2ce1")     # needs git and a checkout # doctest: +SKIP
     """
-    from gendel.gan.result_files import DamagedResult, JobResult, read_arrays, read_record, write_record
-    from gendel.gan.schema import checksum_problem, validate
+    from gendel.gan.result_files import read_arrays, read_record, write_record
+    from gendel.gan.schema import checksum_problem
 
     if grid not in _PRINT_FINGERPRINT:
         raise ValueError(f"grid must be one of {sorted(_PRINT_FINGERPRINT)}; got {grid!r}")
@@ -113,7 +113,7 @@ def seal(folder, *, made_at, repository=None, command=None, progress=print, grid
         progress(f"every result file in {folder} is sealed already")
         return []
     for path, record, arrays in pending:  # every file checked before any is written
-        _valid(record, arrays, path, grid, JobResult, DamagedResult, validate)
+        _valid(record, arrays, path, grid)
     fingerprinted = [r for _, r, _ in pending if r.get("version") != 1]
     checked, found = None, {}
     if fingerprinted:
@@ -208,8 +208,11 @@ def _json_key(value):
     return json.dumps(value, sort_keys=True)
 
 
-def _valid(record, arrays, path, grid, JobResult, DamagedResult, validate):
+def _valid(record, arrays, path, grid):
     """Raise ``DamagedResult`` unless ``record`` passes today's schema of its grid."""
+    from gendel.gan.result_files import DamagedResult, JobResult
+    from gendel.gan.schema import validate
+
     if grid == "baselines":
         from gendel.gan.baseline_results import load_baseline_result
 
