@@ -56,11 +56,9 @@ def _load():
     return [round(x, 2) for x in os.getloadavg()]
 
 
-def tiny_job(cache):
-    """One tiny job from nothing, in a fresh process: (wall seconds, CPU seconds, error)."""
-    code = ("import tempfile\nfrom gendel.gan.profiles import find_job\nfrom gendel.gan.run import run_job\n"
-            f"run_job(find_job{TINY_JOB!r}, results_dir=tempfile.mkdtemp(), progress=False)\n")
-    env = {**os.environ, "GENDEL_CACHE_DIR": str(cache), "PYTHONPATH": str(ROOT)}
+def _timed(code, env):
+    """Run ``code`` in a fresh Python process with ``env`` added: (wall seconds, CPU seconds, error)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), **env}
     before = os.times()
     start = time.perf_counter()
     result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
@@ -69,6 +67,13 @@ def tiny_job(cache):
     cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
     error = None if result.returncode == 0 else (result.stderr.strip().splitlines() or ["failed"])[-1][:300]
     return wall, cpu, error
+
+
+def tiny_job(cache):
+    """One tiny job from nothing, in a fresh process: (wall seconds, CPU seconds, error)."""
+    code = ("import tempfile\nfrom gendel.gan.profiles import find_job\nfrom gendel.gan.run import run_job\n"
+            f"run_job(find_job{TINY_JOB!r}, results_dir=tempfile.mkdtemp(), progress=False)\n")
+    return _timed(code, {"GENDEL_CACHE_DIR": str(cache)})
 
 
 def training_60k(cache):
@@ -88,18 +93,10 @@ def training_60k(cache):
             write_idx(folder / FILES[split][1], labels[take].astype(np.uint8))
         code = ("from gendel.book.gan_lab_checks import lab_job\nfrom gendel.gan.experiment import train\n"
                 "models = train(lab_job(setting='odd', lam=0.7, seed=0), progress=False)\n"
-                f"assert len(models.test_X) > 0\n")
-        env = {**os.environ, "GENDEL_CACHE_DIR": str(cache), "GENDEL_DATA_DIR": str(data), "PYTHONPATH": str(ROOT)}
-        before = os.times()
-        start = time.perf_counter()
-        result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
-        wall = time.perf_counter() - start
-        after = os.times()
+                "assert len(models.test_X) > 0\n")
+        return _timed(code, {"GENDEL_CACHE_DIR": str(cache), "GENDEL_DATA_DIR": str(data)})
     finally:
         shutil.rmtree(data, ignore_errors=True)
-    cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
-    error = None if result.returncode == 0 else (result.stderr.strip().splitlines() or ["failed"])[-1][:300]
-    return wall, cpu, error
 
 
 def measure(task, shared):
