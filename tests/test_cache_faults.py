@@ -383,6 +383,6 @@ def test_a_damaged_gan_result_is_reported_and_the_job_runs_again(tmp_path, monke
     def train(*args, **kwargs):  # stands in for the (minutes-long) training of the job
         raise Trained
 
-    monkeypatch.setattr(run_module, "train", train)
+    monkeypatch.setattr(run_module, "make_result", train)
     with pytest.warns(CacheWarning, match=re.escape(str(path))), pytest.raises(Trained):
         run_module.run_job(job, tmp_path, device="cpu", progress=False)

@@ -649,7 +649,7 @@ def test_a_result_that_is_not_a_complete_result_of_its_job_is_not_done(made, tmp
     def train(*args, **kwargs):
         raise Trained
 
-    monkeypatch.setattr(run_module, "train", train)
+    monkeypatch.setattr(run_module, "make_result", train)
     with pytest.warns(CacheWarning, match=name), pytest.raises(Trained):  # and so does run
         run_job(job, tmp_path, device="cpu", progress=False)
 
@@ -657,7 +657,7 @@ def test_a_result_that_is_not_a_complete_result_of_its_job_is_not_done(made, tmp
 def test_an_intact_result_is_done_for_run_and_grid(made, tmp_path, monkeypatch):
     for job in jobs("tiny"):
         copy_result(made, job, tmp_path)
-    monkeypatch.setattr(run_module, "train", lambda *a, **k: pytest.fail("a done job was trained again"))
+    monkeypatch.setattr(run_module, "make_result", lambda *a, **k: pytest.fail("a done job was trained again"))
     with warnings.catch_warnings():
         warnings.simplefilter("error", CacheWarning)
         assert grid.todo("tiny", tmp_path) == []

@@ -396,7 +396,7 @@ def test_a_job_refuses_to_overwrite_a_result_of_another_profile(tmp_path, monkey
     def train(*args, **kwargs):
         raise AssertionError("trained")
 
-    monkeypatch.setattr(run_module, "train", train)
+    monkeypatch.setattr(run_module, "make_result", train)
     with pytest.raises(FileExistsError, match="holds a result of profile 'quick'"):
         run_module.run_job(EVEN, tmp_path)
     assert load_result(result_path(quick, tmp_path)).job.profile == "quick"  # kept
@@ -428,7 +428,7 @@ def test_a_grid_worker_does_not_report_a_damaged_result_a_second_time(tmp_path, 
     def train(*args, **kwargs):
         raise RuntimeError("trained")
 
-    monkeypatch.setattr(run_module, "train", train)
+    monkeypatch.setattr(run_module, "make_result", train)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         with pytest.raises(RuntimeError, match="trained"):
@@ -462,6 +462,7 @@ def test_a_stage_refuses_the_models_of_another_job():
     from gendel.gan.experiment import TrainedModels, deletion_mask, fast_deletion
 
     labels = np.arange(200) % 10
-    even = TrainedModels(None, None, None, None, None, None, labels, deletion_mask(EVEN, labels), None, None, 200, 0.0)
+    even = TrainedModels(None, None, None, None, None, None, labels, deletion_mask(EVEN, labels), None, None, 200, 0.0,
+                         None)
     with pytest.raises(ValueError, match="not mnist-odd-0.7-seed0's"):
         fast_deletion(ODD, even)

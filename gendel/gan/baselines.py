@@ -39,7 +39,7 @@ from gendel._validation import Estimator
 from gendel.deletion_test.stats import PAPER_STATISTICS, STATISTICS, ks_statistic
 from gendel.gan.experiment import (MASK_SEED, data_record, deletion_mask, label_classifier, pretrained_model,
                                    training_images)
-from gendel.gan.images import load_images
+from gendel.gan.images import load_images, to_pixels
 from gendel.gan.profiles import Job, get_profile
 
 #: Version of the result format of the baselines grid.
@@ -341,12 +341,14 @@ class BaselineModels:
     classifier : LabelClassifier
     X, labels, deleted, test_X, test_labels, n_split, seconds
         As :class:`gendel.gan.experiment.TrainedModels`.
+    profile : BaselineProfile
+        The baselines profile the models were trained for: the later stages read its sizes.
 
     Examples
     --------
     >>> labels = np.arange(20) % 10
     >>> models = BaselineModels(None, None, None, {}, None, None, None, np.zeros((20, 1, 28, 28)), labels,
-    ...                         labels == 0, None, None, n_split=20, seconds=0.0)
+    ...                         labels == 0, None, None, n_split=20, seconds=0.0, profile=None)
     >>> int(models.deleted.sum()), training_cost(models, "oracle")
     (2, (0.0, 0.0))
     """
@@ -365,24 +367,24 @@ class BaselineModels:
     test_labels: np.ndarray
     n_split: int
     seconds: float
+    profile: object
 
 
 def train(job, *, device=None, progress=True, data_root=None):
     """Stage 1: the data and every trained model of a job (from the checkpoint cache when trained
     before; the pre-trained GAN, the re-trained GAN, the VDM and the classifier of an even or odd
-    job are the paper-protocol grid's own, so one cache serves both grids).
+    job are the paper-protocol grid's own, so one cache serves both grids). ``device`` is handed
+    to every model, as in :func:`gendel.gan.experiment.train`.
 
     Examples
     --------
     >>> models = train(find_baseline_job("tiny", "mnist-even-0.7-seed0"))   # needs MNIST; trains # doctest: +SKIP
     """
     from gendel.gan.dcgan import DCGAN, FineTunedDCGAN
-    from gendel.gan.devices import pick_device
     from gendel.gan.vdm import VDMDRE
 
     bp = check_baseline_job(job)
     p = bp.sizes
-    device = pick_device(device)
     t0 = time.perf_counter()
     X, labels = training_images(job.dataset, p.n_train, root=data_root)
     test_X, test_labels = load_images(job.dataset, split="test", root=data_root)
@@ -401,7 +403,7 @@ def train(job, *, device=None, progress=True, data_root=None):
     clf = label_classifier(job.dataset, p, **shared)
     oracle = LabelRatio(clf).fit(labels, deleted)
     return BaselineModels(pre, re, control, finetuned, vdm, oracle, clf, X, labels, deleted, test_X, test_labels,
-                          n_split, time.perf_counter() - t0)
+                          n_split, time.perf_counter() - t0, bp)
 
 
 def sampler(models, method, bound):
@@ -470,7 +472,7 @@ def evaluate(job, models):
     if not np.array_equal(getattr(models, "deleted", None), baseline_deletion_mask(job, models.labels)):
         raise ValueError(f"these trained models are not {job.name}'s (another job's data or deletion set): pass the "
                          f"models that train(job) returned for it")
-    bp = check_baseline_job(job)
+    bp = models.profile
     p = bp.sizes
     t_start = time.perf_counter()
     clf, vdm = models.classifier, models.vdm
@@ -497,7 +499,7 @@ def evaluate(job, models):
         proba = clf.predict_proba(Y[:p.m_labels])
         out["labels"][method] = np.bincount(proba.argmax(1), minlength=10)
         out["confidence"][method] = float(proba.max(1).mean())
-        out["arrays"][f"grid_{method}"] = np.round((Y[:32] + 1.0) * 127.5).clip(0, 255).astype(np.uint8)[:, 0]
+        out["arrays"][f"grid_{method}"] = to_pixels(Y[:32])
         scores[method] = vdm.log_ratio(Y[:R * p.m_test]).reshape(shape)
         del Y
     values, ks = {}, {}
@@ -518,9 +520,9 @@ def make_baseline_result(job, *, device=None, progress=True, data_root=None):
     --------
     >>> record, arrays = make_baseline_result(find_baseline_job("tiny", "mnist-random-0.7-seed0"))  # doctest: +SKIP
     """
-    bp = check_baseline_job(job)
-    p = bp.sizes
     models = train(job, device=device, progress=progress, data_root=data_root)
+    bp = models.profile
+    p = bp.sizes
     out = evaluate(job, models)
     clf = models.classifier
     record = {
