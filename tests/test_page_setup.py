@@ -293,7 +293,7 @@ def _hosted_config(tmp_path, baseurl, url="https://github.com/someone/gendel"):
 
 def test_install_cell_installs_the_wheel_published_with_the_book(run_cell, tmp_path):
     """With the book's address set, the wheel that the build publishes there wins over the repository."""
-    from gendel.book.wheel import version
+    from gendel.book.publish import version
 
     cell = B_install().render_cell(_hosted_config(tmp_path, "https://example.org/course/gendel/"))
     assert len(cell.splitlines()) <= 10, "the install cell is no longer short"

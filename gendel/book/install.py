@@ -8,7 +8,7 @@ book build), so it costs nothing there and prints nothing. What it installs, the
 - ``$GENDEL_PIP_SPEC`` if set: the arguments given to ``pip install`` (shell-quoted, so several may
   be given, e.g. ``"torch>=2.2,<2.14" "/path/to/gendel[book]"``); a test points it at a local
   checkout;
-- the wheel published with the book (:mod:`gendel.book.wheel`), ``gendel[book] @
+- the wheel published with the book (:mod:`gendel.book.publish`), ``gendel[book] @
   <html.baseurl>/wheel/gendel-<version>-py3-none-any.whl``, where ``_config.yml`` sets the book's
   address ``html.baseurl``: the package of the very build the reader sees, from any static host,
   with no public repository needed;
@@ -131,7 +131,7 @@ def wheel_requirement(baseurl, root=ROOT, extras=EXTRAS):
     >>> wheel_requirement("https://example.org/gendel")  # doctest: +ELLIPSIS
     'gendel[book] @ https://example.org/gendel/wheel/gendel-...-py3-none-any.whl'
     """
-    from gendel.book.wheel import version, wheel_url
+    from gendel.book.publish import version, wheel_url
 
     return f"gendel[{extras}] @ {wheel_url(baseurl, version(root))}"
 
