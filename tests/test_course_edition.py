@@ -176,12 +176,12 @@ def test_the_student_edition_has_no_solution_key_or_teacher_page(student_html):
     assert len(links) == 2 and all((student_html / "book/course" / link).resolve().is_file() for link in links)
 
 
-# --- the book's source, published with the full edition (gendel.book.wheel.publish_source) -------
+# --- the book's source, published with the full edition (gendel.book.publish.publish_source) -------
 
 def test_the_full_edition_publishes_the_tracked_source_and_the_student_edition_none(tmp_path, monkeypatch):
     import tarfile
 
-    from gendel.book import wheel
+    from gendel.book import publish as wheel
 
     monkeypatch.delenv(edition.EDITION_ENV, raising=False)
     path, why = wheel.publish_source(tmp_path / "full", REPO)
@@ -201,7 +201,7 @@ def test_the_full_edition_publishes_the_tracked_source_and_the_student_edition_n
 
 
 def test_a_copy_that_is_not_a_git_checkout_gets_no_source_archive(tmp_path, monkeypatch):
-    from gendel.book import wheel
+    from gendel.book import publish as wheel
 
     monkeypatch.delenv(edition.EDITION_ENV, raising=False)
     (tmp_path / "pyproject.toml").write_text('[project]\nversion = "0.1.0"\n')

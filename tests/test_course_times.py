@@ -132,13 +132,40 @@ def test_the_runs_sentence_is_a_sentence_for_one_run_and_for_several():
     assert "join 3 runs" in run_times.runs_reading({"runs": 3})
 
 
+def test_a_background_task_finishes_in_the_half_of_the_block_its_seconds_say():
+    block = (5, 25)  # minutes: the block ends at 1500 s, its first half at 900 s
+    assert run_times.finish_reading(900, block).startswith("so in the first half")
+    assert run_times.finish_reading(901, block) == "so within this block where it was measured"
+    assert run_times.finish_reading(1500, block) == "so within this block where it was measured"
+    assert run_times.finish_reading(1501, block).endswith("start it before the session")
+    assert run_times.finish_reading(1501, (5, 55)).startswith("so in the first half")  # another block, another half
+
+
+def test_one_machine_is_named_once_and_two_each_by_name():
+    measured = run_times.measurements(*_records(course_machine=QUIET))
+    assert run_times.machines_words(measured["pages"], measured["course"]).endswith("all on the stand-in")
+    two = run_times.measurements(*_records())
+    words = run_times.machines_words(two["pages"], two["course"])
+    assert two["pages"].label in words and two["course"].label in words and "all on" not in words
+
+
+def test_the_training_cell_time_is_the_cells_own_where_recorded_else_the_notebooks():
+    pages, course = _records()
+    course["tasks"]["gan_lab_cold"]["training_cell_seconds"] = 22.0
+    cell = run_times.training_cell_time(run_times.measurements(pages, course)["course"])
+    assert cell.startswith("22 s wall") and "CPU time was not recorded" in cell
+    del course["tasks"]["gan_lab_cold"]["training_cell_seconds"]
+    whole = run_times.training_cell_time(run_times.measurements(pages, course)["course"])
+    assert whole.endswith("for the whole notebook, training included") and "CPU time," in whole
+
+
 def test_the_teacher_page_names_the_machine_of_every_time_it_quotes():
     source = TEACHER.read_text()
     assert "measurements(times, course)" in source and "machines_table(measured_on)" in source
     assert "load_readings" in _markdown(TEACHER)
     # every glued time comes from run_times, which names the machine and the load
     for name in re.findall(r'glue\("(t_\w+)", ([^\n]+)', source):
-        assert re.search(r"page_time\(|task_time\(|where\(", name[1]), f"{name[0]} does not say where it was measured"
+        assert re.search(r"page_time\(|task_time\(|training_cell_time\(|where\(", name[1]), f"{name[0]} does not say where it was measured"
     measured = run_times.measurements(json.loads((REPO / "book/course/page_times.json").read_text()),
                                       json.loads(TIMES.read_text()))
     for task in measured["course"].figures:

@@ -293,7 +293,7 @@ def _hosted_config(tmp_path, baseurl, url="https://github.com/someone/gendel"):
 
 def test_install_cell_installs_the_wheel_published_with_the_book(run_cell, tmp_path):
     """With the book's address set, the wheel that the build publishes there wins over the repository."""
-    from gendel.book.wheel import version
+    from gendel.book.publish import version
 
     cell = B_install().render_cell(_hosted_config(tmp_path, "https://example.org/course/gendel/"))
     assert len(cell.splitlines()) <= 10, "the install cell is no longer short"
@@ -349,3 +349,20 @@ def test_displayed_markdown_shows_roles_as_words_live(monkeypatch, shell, plotly
 
     data, _ = shell.display_formatter.format(Markdown("| {ref}`Q1: claims <q1-claims>` | {doc}`theory/index` |"))
     assert data["text/markdown"] == "| Q1: claims | theory/index |"
+
+
+def test_the_teacher_pages_words_name_the_source_the_install_cell_uses(tmp_path):
+    """install_source_words and render_cell make one choice: the wheel, else the repository, else none."""
+    install = B_install()
+    hosted = _hosted_config(tmp_path, "https://example.org/gendel")
+    assert install.install_source_words(hosted) == "from the wheel published with the book at https://example.org/gendel/wheel/"
+    assert "wheel/gendel-" in install.render_cell(hosted)
+    repo_only = tmp_path / "repo" / "_config.yml"
+    repo_only.parent.mkdir()
+    repo_only.write_text("title: t\nrepository:\n  url: https://github.com/someone/gendel\n  branch: main\n")
+    assert install.install_source_words(repo_only) == "from the repository https://github.com/someone/gendel"
+    assert "git+https://github.com/someone/gendel" in install.render_cell(repo_only)
+    bare = tmp_path / "bare" / "_config.yml"
+    bare.parent.mkdir()
+    bare.write_text("title: t\n")
+    assert install.install_source_words(bare).startswith("once the book names where to install it from")

@@ -170,9 +170,17 @@ def test_the_small_word_rules_turn_at_their_boundary():
     # one fingerprint, today's, matches; today's among others, or another alone, does not
     assert readings.fingerprint_words(["f1"], "f1") == "matches"
     assert readings.fingerprint_words(("f0", "f1"), "f1") == readings.fingerprint_words(("f0",), "f1") == "does not match"
-    # one sealed result among unsealed ones says "were sealed" (the page lists the seal times beside it)
-    assert readings.sealed_words({None, "2026-11-20"}) == "were sealed"
-    assert readings.sealed_words([None, None]) == "were not sealed"
+    # results never sealed were written with their checksum; sealed ones name the commits and the count
+    never = readings.seal_reading([0, 0, 0], {None})
+    assert "none needed a seal" in never and "sealed twice" not in never and "d3b2ce1" not in never
+    twice = readings.seal_reading([2, 2], {"d3b2ce1"})
+    assert "before files carried a checksum" in twice and "(d3b2ce1)" in twice and twice.endswith("sealed twice in all.")
+    assert "sealed again" in twice and "sealed again" not in readings.seal_reading([1], {"d3b2ce1"})
+    # one sealed result among unsealed ones is not hidden: the count says how many
+    mixed = readings.seal_reading([1, 0, 0], {"d3b2ce1", None})
+    assert "once in all (1 of 3; the others fewer times or never)" in mixed
+    with pytest.raises(ValueError, match="at least one result"):
+        readings.seal_reading([], set())
     # just below the used size is a fraction; at it, more
     assert readings.sample_size_words(1999.9, 2000) == "a fraction of"
     assert readings.sample_size_words(2000, 2000) == "more than"

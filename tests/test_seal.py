@@ -1,4 +1,4 @@
-"""Sealing result files again when the fingerprint's scheme changes (gendel.gan.seal): the check
+"""Sealing result files (gendel.gan.seal), again when the fingerprint's scheme changes: the check
 accepts only the commit that made the files, and only when its code computes what today's does,
 and leaves the numbers alone. The fingerprints of the commits are stood in for (monkeypatch):
 the real ones need git and a checkout, and the seals of the stored results record them."""
@@ -129,3 +129,43 @@ def test_every_file_is_checked_before_any_is_written(tmp_path, monkeypatch):
     with pytest.raises(Exception, match="schema|add up"):
         S.seal(folder, made_at="abc1234", progress=lambda _: None)
     assert read_record(good, "x")["provenance"]["fingerprint"] == "beefbeefbeefbeef"   # the good file untouched
+
+
+def test_a_folder_of_files_made_by_different_code_is_refused_whole(tmp_path, monkeypatch):
+    folder = tmp_path / "tiny"
+    sealed = _copy(STORED_RESULTS / "tiny" / "mnist-even-0.7-seed0.json", folder, "beefbeefbeefbeef", EARLIER)
+    never = _copy(STORED_RESULTS / "tiny" / "mnist-odd-0.7-seed0.json", folder, "cafecafecafecafe")
+    table = {"abc1234": ("f00df00df00df00d", code_fingerprint())}
+    monkeypatch.setattr(S, "fingerprints_at", _fingerprints(table))
+    with pytest.raises(ValueError, match="made by different code, they cannot be sealed together"):
+        S.seal(folder, made_at="abc1234", progress=lambda _: None)
+    assert read_record(sealed, "x")["provenance"]["fingerprint"] == "beefbeefbeefbeef"
+    assert read_record(never, "x")["provenance"]["fingerprint"] == "cafecafecafecafe"
+
+
+def test_a_format_1_file_gets_its_checksum_only_and_its_neighbour_the_check(tmp_path, monkeypatch):
+    """A file of format 1 records no fingerprint: it is sealed with its checksum and says so; a
+    file of today's format beside it is sealed only once the commit is checked."""
+    import json
+    import shutil
+
+    folder = tmp_path / "mixed"
+    folder.mkdir()
+    source = STORED_RESULTS / "gpu" / "mnist-even-0.7-seed0.json"
+    old = json.loads(source.read_text())
+    for key in ("checksum", "sealed"):       # as it was written, before checksums
+        old.pop(key)
+    (folder / source.name).write_text(json.dumps(old))
+    shutil.copy(source.with_suffix(".npz"), folder / source.with_suffix(".npz").name)
+    v2 = _copy(STORED_RESULTS / "tiny" / "mnist-odd-0.7-seed0.json", folder, "beefbeefbeefbeef")
+    monkeypatch.setattr(S, "fingerprints_at", _fingerprints({"abc1234": ("0" * 16, code_fingerprint())}))
+    with pytest.raises(ValueError, match="has fingerprint 0000000000000000"):   # another commit's code made v2
+        S.seal(folder, made_at="abc1234", progress=lambda _: None)
+    assert "checksum" not in json.loads((folder / source.name).read_text())  # nothing written
+    monkeypatch.setattr(S, "fingerprints_at", _fingerprints({"abc1234": ("beefbeefbeefbeef", code_fingerprint())}))
+    assert sorted(S.seal(folder, made_at="abc1234", progress=lambda _: None)) == sorted([source.stem, v2.stem])
+    sealed_v1 = read_record(folder / source.name, "x")
+    assert sealed_v1["sealed"]["checked"].startswith("format version 1 records no fingerprint")
+    assert "fingerprint" not in sealed_v1 and "provenance" not in sealed_v1
+    assert {k: v for k, v in sealed_v1.items() if k not in ("checksum", "sealed")} == old   # numbers untouched
+    assert read_record(v2, "x")["provenance"]["fingerprint"] == code_fingerprint()

@@ -8,7 +8,7 @@ book build), so it costs nothing there and prints nothing. What it installs, the
 - ``$GENDEL_PIP_SPEC`` if set: the arguments given to ``pip install`` (shell-quoted, so several may
   be given, e.g. ``"torch>=2.2,<2.14" "/path/to/gendel[book]"``); a test points it at a local
   checkout;
-- the wheel published with the book (:mod:`gendel.book.wheel`), ``gendel[book] @
+- the wheel published with the book (:mod:`gendel.book.publish`), ``gendel[book] @
   <html.baseurl>/wheel/gendel-<version>-py3-none-any.whl``, where ``_config.yml`` sets the book's
   address ``html.baseurl``: the package of the very build the reader sees, from any static host,
   with no public repository needed;
@@ -131,7 +131,7 @@ def wheel_requirement(baseurl, root=ROOT, extras=EXTRAS):
     >>> wheel_requirement("https://example.org/gendel")  # doctest: +ELLIPSIS
     'gendel[book] @ https://example.org/gendel/wheel/gendel-...-py3-none-any.whl'
     """
-    from gendel.book.wheel import version, wheel_url
+    from gendel.book.publish import version, wheel_url
 
     return f"gendel[{extras}] @ {wheel_url(baseurl, version(root))}"
 
@@ -160,6 +160,33 @@ def render_cell(config=CONFIG):
 
 
 FIRST_CELL = re.compile(r"(```\{code-cell\} ipython3\n:tags: \[remove-cell\]\n)(.*?)(\n```\n)", re.S)
+
+
+def install_source_words(config=CONFIG):
+    r"""Where the first cell of every page installs gendel from, in words for the teacher page: the
+    same choice as :func:`render_cell` (the wheel at ``html.baseurl``, else the repository, else
+    nowhere yet, with what to do).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     config = Path(tmp) / "_config.yml"
+    ...     _ = config.write_text("repository:\n  url: https://github.com/o/gendel\n  branch: main\n")
+    ...     install_source_words(config)
+    'from the repository https://github.com/o/gendel'
+    """
+    config = Path(config)
+    baseurl, (url, _) = read_baseurl(config), read_repository(config)
+    if baseurl:
+        return f"from the wheel published with the book at {baseurl}/wheel/"
+    if url:
+        return f"from the repository {url}"
+    return ("once the book names where to install it from, and this copy names no address yet (neither html.baseurl "
+            "nor repository.url in _config.yml): until it does, the first cell stops with an error. Host the book as "
+            "described under “Hosting the book” below, or have each notebook set GENDEL_PIP_SPEC to a copy of gendel "
+            "(for example the wheel that make book writes into _build/html/wheel/)")
 
 
 def pages(root=ROOT):

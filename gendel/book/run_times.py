@@ -7,8 +7,9 @@ machine (processor, cores, Python, torch) and, with every figure, the load avera
 it. The two may come from different machines under different loads, so every figure the page
 quotes names its machine and the load it was measured under: :func:`measurements` reads both
 files into :class:`Measurements`, :func:`page_time` and :func:`task_time` write a figure in words,
-:func:`load_reading` says what the load means for the wall times and :func:`runs_reading` how the
-pages were run.
+:func:`load_reading` says what the load means for the wall times, :func:`runs_reading` how the
+pages were run, :func:`machines_words` which machine the figures come from, :func:`finish_reading`
+when a task started at 0:00 ends and :func:`training_cell_time` what the GAN lab's training takes.
 """
 
 from __future__ import annotations
@@ -251,6 +252,62 @@ def runs_reading(page_times):
         return "The page times come from one run of the benchmark, one page after the other."
     return (f"The page times join {runs} runs of the benchmark over different pages; the load average beside "
             "each page says how busy the machine was while it ran.")
+
+
+def finish_reading(seconds, block=(5, 25)):
+    """When a task started in the background at 0:00 ends, against the block it runs into
+    (``block``: its start and end, in minutes of the session).
+
+    Examples
+    --------
+    >>> finish_reading(76), finish_reading(20 * 60), finish_reading(26 * 60)  # doctest: +NORMALIZE_WHITESPACE
+    ('so in the first half of this block where it was measured', 'so within this block where it was measured',
+     'so after this block where it was measured: start it before the session')
+    """
+    start, end = block
+    if seconds <= (start + end) * 60 / 2:
+        return "so in the first half of this block where it was measured"
+    if seconds <= end * 60:
+        return "so within this block where it was measured"
+    return "so after this block where it was measured: start it before the session"
+
+
+def training_cell_time(measured, name="gan_lab_cold"):
+    """The GAN lab's training cell in words: its own wall time where the benchmark recorded it,
+    else the whole notebook's time (the training is in it).
+
+    Examples
+    --------
+    >>> m = Measurements("machine B", {"cpu": "Intel Xeon", "cores": 2}, {"gan_lab_cold": {
+    ...     "seconds": 57.0, "cpu_seconds": 80.0, "training_cell_seconds": 22.0, "load_before": [0.3],
+    ...     "load_after": [1.1], "error": None}}, "")
+    >>> training_cell_time(m)
+    '22 s wall, on machine B at load 0.3–1.1 (its CPU time was not recorded)'
+    >>> del m.figures["gan_lab_cold"]["training_cell_seconds"]
+    >>> training_cell_time(m)
+    '57 s wall, 1 min 20 s CPU time, on machine B at load 0.3–1.1 for the whole notebook, training included'
+    """
+    cell = (measured.figures.get(name) or {}).get("training_cell_seconds")
+    if cell:
+        return f"{minutes(cell)} wall, {where(measured, [name])} (its CPU time was not recorded)"
+    return task_time(measured, name) + " for the whole notebook, training included"
+
+
+def machines_words(pages, tasks):
+    """Which machine the page times and the course tasks' times come from: named once when it is
+    one machine (``pages`` and ``tasks``: the two :class:`Measurements`).
+
+    Examples
+    --------
+    >>> a, b = (Measurements(label, {"cpu": "x", "cores": 2}, {}, "") for label in ("machine A", "machine B"))
+    >>> machines_words(a, a)
+    'the times of the pages and of the course tasks all on machine A'
+    >>> machines_words(a, b)
+    'the times of the pages on machine A, those of the GAN lab and the tiny job on machine B'
+    """
+    if pages.label == tasks.label:
+        return f"the times of the pages and of the course tasks all on {pages.label}"
+    return f"the times of the pages on {pages.label}, those of the GAN lab and the tiny job on {tasks.label}"
 
 
 def machines_table(measured):

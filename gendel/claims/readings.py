@@ -35,7 +35,7 @@ must go one way.
 :func:`bound_exceeded_words`            did any proposal of Alg. 1 exceed its bound?
 :func:`check_words`                     did a rule pass its check on known answers?
 :func:`fingerprint_words`               were stored results made by today's code?
-:func:`sealed_words`                    do stored results carry a seal (a checksum added later)?
+:func:`seal_reading`                    how stored results got their checksum (made with it, or sealed)
 :func:`sample_size_words`               is a sample size a fraction of another, or more?
 ======================================  ================================================================
 """
@@ -567,16 +567,43 @@ def fingerprint_words(fingerprints, today):
     return "matches" if tuple(fingerprints) == (today,) else "does not match"
 
 
-def sealed_words(sealed_at):
-    """Do stored results carry a seal? ``sealed_at``: the set of the results' seal times, None for a
-    result without one; "were sealed" when any was, else "were not sealed".
+def seal_reading(counts, made_at):
+    """How the stored results came by their checksum, in markdown: ``counts`` is how many times each
+    result was sealed (:func:`gendel.gan.seal.seal_count`), ``made_at`` the commits the latest seals
+    name (None for a result never sealed).
+
+    Results never sealed were written with their checksum by the code whose fingerprint they
+    record; sealed ones were written before, and the reading says by what check they were sealed,
+    how often, and which commits made them.
 
     Examples
     --------
-    >>> sealed_words({None}), sealed_words({"2026-11-20 10:00"})
-    ('were not sealed', 'were sealed')
+    >>> seal_reading([0, 0], {None})[:60]
+    'The stored results were written with their checksum by the c'
+    >>> "sealed twice" in seal_reading([2, 2], {"d3b2ce1"}), "(d3b2ce1)" in seal_reading([2, 2], {"d3b2ce1"})
+    (True, True)
     """
-    return "were sealed" if set(sealed_at) != {None} else "were not sealed"
+    counts = [int(c) for c in counts]
+    if not counts:
+        raise ValueError("seal_reading needs the seal count of at least one result")
+    how = ("`python -m gendel.gan seal` checks that the code of the commit that made such files{which} computes what "
+           "today's code computes, then adds the checksum and a record of that check to each file, leaving its "
+           "numbers as they were.")
+    if max(counts) == 0:
+        return ("The stored results were written with their checksum by the code whose fingerprint they record: none needed a "
+                "seal. Results written before files carried a checksum, or fingerprinted under an earlier scheme of "
+                "the fingerprint, can be sealed instead of made again: " + how.format(which=""))
+    commits = ", ".join(sorted(str(c) for c in made_at if c is not None))
+    times = {1: "once", 2: "twice"}.get(max(counts), f"{max(counts)} times")
+    some = "" if min(counts) == max(counts) else (
+        f" ({sum(c == max(counts) for c in counts)} of {len(counts)}; the others fewer times or never)")
+    again = ("" if max(counts) < 2 else
+             " When the fingerprint's own scheme changes, sealed results are sealed again by the same check under "
+             "the new scheme; this happened when the fingerprint came to count every class the code names, checks "
+             "included (before, a change to how a job derives its control's seed, `job.control_seed`, would have "
+             "gone unseen).")
+    return ("The stored results were written before files carried a checksum, and sealed: " + how.format(which=f" ({commits})")
+            + again + f" The stored results were sealed {times} in all{some}.")
 
 
 def sample_size_words(m_needed, m_used):
@@ -595,5 +622,5 @@ __all__ = ["bandwidth_sensitivity", "below_zero", "both_data_sets_m_words", "bou
            "covariance_readings", "deletion_sets", "directions", "fingerprint_words", "first_m_reaching",
            "flatness_reading", "footnote_logistic", "from_m_words", "highest_rate_reading", "knn_zero_words",
            "level_reading", "more_often_reading", "prediction_reading", "range_words", "regularisation_summary",
-           "resampling_reading", "safe_sizing_reading", "same_as_before", "sample_size_words", "sealed_words",
+           "resampling_reading", "safe_sizing_reading", "same_as_before", "sample_size_words", "seal_reading",
            "share_words", "smaller_reading", "times_above_reading"]

@@ -174,6 +174,18 @@ def seal(folder, *, made_at, repository=None, command=None, progress=print, grid
     return sealed
 
 
+def seal_count(sealed):
+    """How many times a result was sealed: ``sealed`` is its seal record (``provenance["sealed"]``,
+    or None for a result never sealed), and each seal keeps the one before it (``before``).
+
+    Examples
+    --------
+    >>> seal_count(None), seal_count({"made_at": "d3b2ce1"}), seal_count({"made_at": "x", "before": {"made_at": "y"}})
+    (0, 1, 2)
+    """
+    return 0 if not sealed else 1 + seal_count(sealed.get("before"))
+
+
 def _makers(sealed):
     """``(commits, their fingerprint under the scheme of their day)`` that a seal record names, or None."""
     if not sealed:

@@ -1,7 +1,7 @@
 """gendel travels with the book: the wheel the book build publishes installs into a fresh Python and
 runs a page.
 
-``make book`` writes gendel's wheel into the HTML folder (``wheel/``, ``book/_ext/publish_wheel.py``). A
+``make book`` writes gendel's wheel into the HTML folder (``wheel/``, ``book/_ext/publish_package.py``). A
 teacher hosts that folder; the pages' first cell installs ``<html.baseurl>/wheel/<wheel>``. Here the
 "host" is the HTML folder itself, addressed as a ``file://`` URL: a fresh virtual environment (its
 own site-packages, nothing from this one) gets ipykernel and the CPU torch of the Makefile (Colab
@@ -25,7 +25,7 @@ import nbformat
 import pytest
 
 from conftest import REPO
-from gendel.book import wheel
+from gendel.book import publish as wheel
 from gendel.book.install import render_cell
 
 pytestmark = pytest.mark.book

@@ -1,8 +1,8 @@
-"""gendel travels with the book: its wheel, built with the book and published beside the HTML.
+"""What the book publishes beside its HTML: gendel's wheel, and (full edition) the book's source.
 
 A page opened without gendel (Colab, a notebook downloaded from the book) installs it in its first
 cell (:mod:`gendel.book.install`). So that a teacher who puts the built book on any static web host
-needs nothing else, ``make book`` (the extension ``book/_ext/publish_wheel.py``) builds gendel's
+needs nothing else, ``make book`` (the extension ``book/_ext/publish_package.py``) builds gendel's
 wheel and writes it into the HTML folder::
 
     _build/html/wheel/gendel-<version>-py3-none-any.whl   # what the pages' install cell installs
@@ -46,7 +46,7 @@ def version(root=ROOT):
 
     Examples
     --------
-    >>> from gendel.book.wheel import version
+    >>> from gendel.book.publish import version
     >>> bool(re.fullmatch(r"\\d+\\.\\d+\\.\\d+\\S*", version()))
     True
     """
@@ -62,7 +62,7 @@ def wheel_name(release):
 
     Examples
     --------
-    >>> from gendel.book.wheel import wheel_name
+    >>> from gendel.book.publish import wheel_name
     >>> wheel_name("0.1.0")
     'gendel-0.1.0-py3-none-any.whl'
     """
@@ -74,7 +74,7 @@ def wheel_url(book_url, release):
 
     Examples
     --------
-    >>> from gendel.book.wheel import wheel_url
+    >>> from gendel.book.publish import wheel_url
     >>> wheel_url("https://example.org/gendel/", "0.1.0")
     'https://example.org/gendel/wheel/gendel-0.1.0-py3-none-any.whl'
     """
@@ -99,7 +99,7 @@ def build_wheel(outdir, root=ROOT):
     --------
     From the repository root (``make book`` does this for ``_build/html``)::
 
-        python -c "from gendel.book.wheel import build_wheel; print(build_wheel('_build/html'))"
+        python -c "from gendel.book.publish import build_wheel; print(build_wheel('_build/html'))"
     """
     root, folder = Path(root), Path(outdir) / FOLDER
     name = wheel_name(version(root))
@@ -147,7 +147,7 @@ def build_source(outdir, root=ROOT):
     Examples
     --------
     >>> import tarfile, tempfile
-    >>> from gendel.book.wheel import build_source
+    >>> from gendel.book.publish import build_source
     >>> path = build_source(tempfile.mkdtemp())                       # doctest: +SKIP
     >>> "gendel-0.1.0/_toc.yml" in tarfile.open(path).getnames()     # doctest: +SKIP
     True
@@ -184,7 +184,7 @@ def publish_source(outdir, root=ROOT):
     Examples
     --------
     >>> import os, tempfile
-    >>> from gendel.book.wheel import publish_source
+    >>> from gendel.book.publish import publish_source
     >>> os.environ["GENDEL_EDITION"] = "student"
     >>> publish_source(tempfile.mkdtemp())
     (None, 'the student edition carries no source: it holds the solutions and the key')
@@ -216,7 +216,7 @@ def check_wheel(path, root=ROOT):
     Examples
     --------
     >>> import tempfile, zipfile, pathlib
-    >>> from gendel.book.wheel import check_wheel
+    >>> from gendel.book.publish import check_wheel
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "gendel-0.1.0-py3-none-any.whl"
     >>> with zipfile.ZipFile(path, "w") as z:
     ...     z.writestr("gendel/__init__.py", "")
