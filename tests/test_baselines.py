@@ -382,6 +382,39 @@ def test_an_edit_changes_the_fingerprints_of_the_grids_that_run_it(name, baselin
     assert _baseline_hash() == baselines_today  # the edit is undone
 
 
+def _training_code_edited(cls, obj):
+    """``training_code(cls)`` with ``obj``'s source edited, computed afresh (it is cached per process)."""
+    from gendel.fingerprint import cached_code_hash
+    from gendel.gan.training import training_code
+
+    def fresh():
+        cached_code_hash.cache_clear()
+        return training_code(cls)
+
+    try:
+        return _with_edit(obj, fresh)
+    finally:
+        cached_code_hash.cache_clear()
+
+
+@pytest.mark.parametrize("cls, name", [
+    (DCGAN, "DCGAN.fit"), (DCGAN, "DCGAN._initial_networks"), (DCGAN, "_init_dcgan"),
+    (FineTunedDCGAN, "FineTunedDCGAN._initial_networks"), (FineTunedDCGAN, "DCGAN.fit"),
+    (FineTunedDCGAN, "_init_dcgan")])
+def test_a_change_to_what_a_training_runs_changes_its_checkpoint_key(cls, name):
+    """The networks a training starts from (through ``self``) and the epochs it inherits (through
+    ``super()``) are part of its checkpoint key: a change to either trains again."""
+    from gendel.gan import networks
+    from gendel.gan.training import training_code
+
+    obj = {"DCGAN.fit": DCGAN.fit, "DCGAN._initial_networks": DCGAN._initial_networks,
+           "_init_dcgan": networks._init_dcgan,
+           "FineTunedDCGAN._initial_networks": FineTunedDCGAN._initial_networks}[name]
+    today = training_code(cls)
+    assert _training_code_edited(cls, obj) != today
+    assert training_code(cls) == today  # the edit is undone
+
+
 # ------------------------------------------------------------------------------------------
 # A tiny run of the baselines grid, end to end
 

@@ -646,10 +646,10 @@ def test_a_result_that_is_not_a_complete_result_of_its_job_is_not_done(made, tmp
     with pytest.warns(CacheWarning, match=name):
         assert [j.name for j in grid.todo("tiny", tmp_path)] == [job.name]  # grid runs it again
 
-    def train(*args, **kwargs):
+    def make_result(*args, **kwargs):
         raise Trained
 
-    monkeypatch.setattr(run_module, "make_result", train)
+    monkeypatch.setattr(run_module, "make_result", make_result)
     with pytest.warns(CacheWarning, match=name), pytest.raises(Trained):  # and so does run
         run_job(job, tmp_path, device="cpu", progress=False)
 

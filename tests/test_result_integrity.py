@@ -393,10 +393,10 @@ def test_a_job_refuses_to_overwrite_a_result_of_another_profile(tmp_path, monkey
     quick = Job("quick", "mnist", "even", 0.7, 0)
     copy(quick, tmp_path, source=STORED_RESULTS / "quick")
 
-    def train(*args, **kwargs):
+    def make_result(*args, **kwargs):
         raise AssertionError("trained")
 
-    monkeypatch.setattr(run_module, "make_result", train)
+    monkeypatch.setattr(run_module, "make_result", make_result)
     with pytest.raises(FileExistsError, match="holds a result of profile 'quick'"):
         run_module.run_job(EVEN, tmp_path)
     assert load_result(result_path(quick, tmp_path)).job.profile == "quick"  # kept
@@ -425,10 +425,10 @@ def test_a_grid_worker_does_not_report_a_damaged_result_a_second_time(tmp_path, 
     path = copy(EVEN, tmp_path)
     edit(path, HAND_EDITS["labels.approx"])
 
-    def train(*args, **kwargs):
+    def make_result(*args, **kwargs):
         raise RuntimeError("trained")
 
-    monkeypatch.setattr(run_module, "make_result", train)
+    monkeypatch.setattr(run_module, "make_result", make_result)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         with pytest.raises(RuntimeError, match="trained"):
@@ -459,10 +459,52 @@ def test_a_temporary_file_without_a_process_id_is_removed(tmp_path):
 
 
 def test_a_stage_refuses_the_models_of_another_job():
-    from gendel.gan.experiment import TrainedModels, deletion_mask, fast_deletion
+    """Another deletion set, another seed (every seed deletes the same images) or another profile."""
+    import dataclasses
+    import types
+
+    from gendel.gan.experiment import TrainedModels, curves, deletion_mask, deletion_test, fast_deletion
+    from gendel.gan.profiles import get_profile
 
     labels = np.arange(200) % 10
-    even = TrainedModels(None, None, None, None, None, None, labels, deletion_mask(EVEN, labels), None, None, 200, 0.0,
-                         None)
-    with pytest.raises(ValueError, match="not mnist-odd-0.7-seed0's"):
-        fast_deletion(ODD, even)
+
+    def models(job, seed=None, profile=None):
+        pretrained = types.SimpleNamespace(seed=job.seed if seed is None else seed)
+        return TrainedModels(pretrained, None, None, None, None, None, labels, deletion_mask(job, labels), None, None,
+                             200, 0.0, profile or get_profile(job.profile))
+
+    seed1 = dataclasses.replace(EVEN, seed=1)
+    others = {"another deletion set": (ODD, models(EVEN)), "another seed": (seed1, models(EVEN)),
+              "another profile": (EVEN, models(EVEN, profile=get_profile("quick")))}
+    for case, (job, theirs) in others.items():
+        for stage in (fast_deletion, deletion_test, lambda j, m: curves(j, m, None, None)):
+            with pytest.raises(ValueError, match=f"not {job.name}'s"):
+                stage(job, theirs)
+    # and the check lets the job's own models through to the stage (which then fails on the stand-ins)
+    with pytest.raises(AttributeError):
+        deletion_test(EVEN, models(EVEN))
+
+
+def test_run_job_writes_what_make_result_computed_with_its_provenance(tmp_path, monkeypatch):
+    """run_job adds bookkeeping only: every field make_result returns is written as returned, and
+    its hardware and seconds go into the provenance, beside today's fingerprint and the command."""
+    import dataclasses
+
+    stored = load_result(TINY / f"{EVEN.name}.json", EVEN)
+    fields = {f.name: getattr(stored, f.name) for f in dataclasses.fields(stored) if f.name not in ("version", "provenance")}
+    hardware, seconds = {"evaluation": {"device": "a stand-in"}}, {"job": 12.5, "train": 10.0}
+    calls = []
+
+    def make_result(job, **kwargs):
+        calls.append((job, kwargs))
+        return dict(fields) | {"hardware": hardware, "seconds": seconds}
+
+    monkeypatch.setattr(run_module, "make_result", make_result)
+    written = run_module.run_job(EVEN, tmp_path, device="cpu", progress=False, command="a test")
+    assert calls == [(EVEN, {"device": "cpu", "progress": False, "data_root": None})]
+    again = load_result(result_path(EVEN, tmp_path), EVEN)    # its checksum holds
+    for result in (written, again):
+        assert result.provenance["hardware"] == hardware and result.provenance["seconds"] == seconds
+        assert result.provenance["command"] == "a test" and result.fingerprint == run_module.code_fingerprint()
+        assert all(np.array_equal(result.labels[k], stored.labels[k]) for k in stored.labels)
+        assert all(np.array_equal(result.arrays[k], stored.arrays[k]) for k in stored.arrays)

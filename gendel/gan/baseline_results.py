@@ -14,7 +14,6 @@ a grid stopped midway leaves whole seeds, and the next run of the command adds t
 
 from __future__ import annotations
 
-import time
 import warnings
 from pathlib import Path
 
@@ -260,20 +259,16 @@ def run_baseline_job(job, results_dir=None, *, device=None, progress=True, data_
     >>> r["methods"]                                                                          # doctest: +SKIP
     ['pre', 're', 'approx', 'oracle', 'finetune-1', 'control']
     """
-    from gendel.gan.devices import hardware, pick_device
     from gendel.gan.run import provenance, python_call
 
     check_baseline_job(job)
-    device = pick_device(device)
     results_dir = default_dir(job.profile) if results_dir is None else results_dir
     path = result_path(job, results_dir)
     existing = done(path, job, data_root=data_root)
     if existing is not None:
         return existing
-    t0 = time.perf_counter()
     record, arrays = make_baseline_result(job, device=device, progress=progress, data_root=data_root)
-    seconds = record.pop("seconds") | {"job": time.perf_counter() - t0}
-    hw = record.pop("hardware") | {"evaluation": hardware(device)}
+    seconds, hw = record.pop("seconds"), record.pop("hardware")
     prov = provenance(command=command or python_call(), hardware=hw, seconds=seconds)
     prov["fingerprint"] = baseline_fingerprint()
     record["provenance"] = prov

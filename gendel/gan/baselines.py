@@ -367,7 +367,7 @@ class BaselineModels:
     test_labels: np.ndarray
     n_split: int
     seconds: float
-    profile: object
+    profile: BaselineProfile
 
 
 def train(job, *, device=None, progress=True, data_root=None):
@@ -469,9 +469,11 @@ def evaluate(job, models):
     --------
     >>> out = evaluate(job, train(job))       # needs MNIST; trains # doctest: +SKIP
     """
-    if not np.array_equal(getattr(models, "deleted", None), baseline_deletion_mask(job, models.labels)):
-        raise ValueError(f"these trained models are not {job.name}'s (another job's data or deletion set): pass the "
-                         f"models that train(job) returned for it")
+    if not (np.array_equal(getattr(models, "deleted", None), baseline_deletion_mask(job, models.labels))
+            and getattr(models, "profile", None) == check_baseline_job(job)
+            and getattr(getattr(models, "pretrained", None), "seed", None) == job.seed):
+        raise ValueError(f"these trained models are not {job.name}'s (another profile's, seed's, data or deletion "
+                         f"set): pass the models that train(job) returned for it")
     bp = models.profile
     p = bp.sizes
     t_start = time.perf_counter()
@@ -514,17 +516,26 @@ def evaluate(job, models):
 
 def make_baseline_result(job, *, device=None, progress=True, data_root=None):
     """Everything a job of the baselines grid computes: ``(record, arrays)``, the JSON part of its
-    result file without provenance and checksum, and its arrays.
+    result file without provenance and checksum, and its arrays; with ``hardware`` (of every
+    training and of this evaluation) and ``seconds`` (per stage) for the provenance.
+
+    The device is resolved here, once, and handed down, as :func:`gendel.gan.experiment.make_result`
+    does; :func:`gendel.gan.baseline_results.run_baseline_job` adds the provenance and writes the file.
 
     Examples
     --------
     >>> record, arrays = make_baseline_result(find_baseline_job("tiny", "mnist-random-0.7-seed0"))  # doctest: +SKIP
     """
+    from gendel.gan.devices import hardware, pick_device
+
+    device = pick_device(device)
+    t_start = time.perf_counter()
     models = train(job, device=device, progress=progress, data_root=data_root)
     bp = models.profile
     p = bp.sizes
     out = evaluate(job, models)
     clf = models.classifier
+    seconds = {"train": models.seconds, "evaluate": out["seconds"], "job": time.perf_counter() - t_start}
     record = {
         "version": BASELINE_VERSION,
         "kind": "baselines",
@@ -542,8 +553,9 @@ def make_baseline_result(job, *, device=None, progress=True, data_root=None):
         "hardware": {"pretrained": models.pretrained.hardware_, "retrained": models.retrained.hardware_,
                      "control": models.control.hardware_, "vdm": models.vdm.hardware_,
                      "classifier": clf.hardware_,
-                     **{f"finetune-{k}": m.hardware_ for k, m in models.finetuned.items()}},
-        "seconds": {"train": models.seconds, "evaluate": out["seconds"]},
+                     **{f"finetune-{k}": m.hardware_ for k, m in models.finetuned.items()},
+                     "evaluation": hardware(device)},
+        "seconds": seconds,
     }
     return record, out["arrays"]
 

@@ -18,7 +18,9 @@ run). It runs in four stages that the grid and the pages can call one by one:
    the re-trained and the pre-trained GAN and the expected label distribution of Alg. 1 with
    the VDM of each epoch, against the training seconds (cost at equal quality).
 
-:func:`gendel.gan.run.run_job` runs the stages and writes the result file (:mod:`gendel.gan.result_files`).
+:func:`make_result` runs the four stages and assembles a job's result;
+:func:`gendel.gan.run.run_job` has it made (unless it is done) and writes the result file
+(:mod:`gendel.gan.result_files`).
 Randomness: X' depends on the data set, the deletion set and λ only (every seed deletes the
 same images, so the re-trained models of two seeds differ by training alone); each stage of a
 job draws from its own stream, seeded by the job's seed and the stage.
@@ -34,7 +36,7 @@ import numpy as np
 
 from gendel.deletion_test.stats import PAPER_STATISTICS, STATISTICS, ks_statistic
 from gendel.gan.images import IMAGE_DATASETS, label_deletion_mask, load_images, to_pixels
-from gendel.gan.profiles import SETTINGS, Job, get_profile
+from gendel.gan.profiles import SETTINGS, Job, Profile, get_profile
 
 #: Seeds the fixed subset of ``n_train`` training images (the same for every job).
 SUBSET_SEED = 20220629
@@ -111,6 +113,8 @@ class TrainedModels:
     profile : Profile
         The profile whose sizes the models were trained at: the later stages read theirs from it.
 
+    The later stages refuse models of another job: another profile, seed or deletion set.
+
     Examples
     --------
     >>> labels = np.array([0, 1, 2, 3])
@@ -133,7 +137,7 @@ class TrainedModels:
     test_labels: np.ndarray
     n_split: int
     seconds: float
-    profile: object
+    profile: Profile
 
 
 def check_job(job):
@@ -247,9 +251,13 @@ def _counts(labels):
 
 
 def _models_of(job, models):
-    """Whether ``models`` were trained for ``job``: its training images' size and its deletion set."""
+    """Whether ``models`` were trained for ``job``: its profile, its seed (the pre-trained GAN's) and
+    its deletion set (every seed deletes the same images, and profiles may share a training size)."""
     labels, deleted = getattr(models, "labels", None), getattr(models, "deleted", None)
     if labels is None or deleted is None or len(labels) != len(deleted):
+        return False
+    if getattr(models, "profile", None) != get_profile(job.profile) or \
+            getattr(getattr(models, "pretrained", None), "seed", None) != job.seed:
         return False
     return bool(np.array_equal(deleted, deletion_mask(job, labels)))
 
@@ -271,8 +279,8 @@ def fast_deletion(job, models):
     from gendel.core.deletion import ApproximateDeletion
 
     if not _models_of(job, models):
-        raise ValueError(f"these trained models are not {job.name}'s (another job's data or deletion set): pass the "
-                         f"models that train({job.name!r} job) returned")
+        raise ValueError(f"these trained models are not {job.name}'s (another profile's, seed's, data or deletion "
+                         f"set): pass the models that train({job.name!r} job) returned")
     p = models.profile
     pre, re, control, vdm, clf = models.pretrained, models.retrained, models.control, models.vdm, models.classifier
     rng = lambda stage: _stage_rng(job, stage)  # noqa: E731 - one stream per stage
@@ -326,8 +334,8 @@ def deletion_test(job, models):
     >>> out = deletion_test(job, train(job))       # needs MNIST; trains # doctest: +SKIP
     """
     if not _models_of(job, models):
-        raise ValueError(f"these trained models are not {job.name}'s (another job's data or deletion set): pass the "
-                         f"models that train({job.name!r} job) returned")
+        raise ValueError(f"these trained models are not {job.name}'s (another profile's, seed's, data or deletion "
+                         f"set): pass the models that train({job.name!r} job) returned")
     p = models.profile
     t0 = time.perf_counter()
     n, shape = p.repeats * p.m_test, (p.repeats, p.m_test)
@@ -362,8 +370,8 @@ def curves(job, models, pool, pool_labels):
     >>> out = curves(job, models, pool, labels)    # needs MNIST; trains # doctest: +SKIP
     """
     if not _models_of(job, models):
-        raise ValueError(f"these trained models are not {job.name}'s (another job's data or deletion set): pass the "
-                         f"models that train({job.name!r} job) returned")
+        raise ValueError(f"these trained models are not {job.name}'s (another profile's, seed's, data or deletion "
+                         f"set): pass the models that train({job.name!r} job) returned")
     p = models.profile
     t0 = time.perf_counter()
     clf, vdm = models.classifier, models.vdm

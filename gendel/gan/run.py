@@ -121,7 +121,8 @@ def _refuse_other_profile(path, job):
 
 
 def run_job(job, results_dir=None, *, device=None, progress=True, data_root=None, command=None):
-    """Run one job, stage by stage, and write its result file; return its :class:`~gendel.gan.result_files.JobResult`.
+    """Have one job computed (:func:`gendel.gan.experiment.make_result`) and write its result file;
+    return its :class:`~gendel.gan.result_files.JobResult`.
 
     A result file that is already there is returned instead when it is *done* (``done``:
     readable, of this job and profile, made by today's code); otherwise it is reported and the
@@ -146,10 +147,7 @@ def run_job(job, results_dir=None, *, device=None, progress=True, data_root=None
     """
     from gendel.gan.result_files import JobResult, default_results_dir, result_path, usable_results_dir, write_result
 
-    from gendel.gan.devices import pick_device
-
     p = check_job(job)
-    pick_device(device)  # a wrong device is refused before any file is read; make_result resolves it
     results_dir = default_results_dir(p) if results_dir is None else results_dir
     path = result_path(job, results_dir)
     _refuse_other_profile(path, job)
