@@ -567,10 +567,10 @@ def fingerprint_words(fingerprints, today):
     return "matches" if tuple(fingerprints) == (today,) else "does not match"
 
 
-def seal_reading(counts, made_at):
+def seal_reading(counts, made_at, what="The stored results"):
     """How the stored results came by their checksum, in markdown: ``counts`` is how many times each
     result was sealed (:func:`gendel.gan.seal.seal_count`), ``made_at`` the commits the latest seals
-    name (None for a result never sealed).
+    name (None for a result never sealed); ``what`` names the results.
 
     Results never sealed were written with their checksum by the code whose fingerprint they
     record; sealed ones were written before, and the reading says by what check they were sealed,
@@ -590,7 +590,7 @@ def seal_reading(counts, made_at):
            "today's code computes, then adds the checksum and a record of that check to each file, leaving its "
            "numbers as they were.")
     if max(counts) == 0:
-        return ("The stored results were written with their checksum by the code whose fingerprint they record: none needed a "
+        return (f"{what} were written with their checksum by the code whose fingerprint they record: none needed a "
                 "seal. Results written before files carried a checksum, or fingerprinted under an earlier scheme of "
                 "the fingerprint, can be sealed instead of made again: " + how.format(which=""))
     commits = ", ".join(sorted(str(c) for c in made_at if c is not None))
@@ -602,8 +602,8 @@ def seal_reading(counts, made_at):
              "the new scheme; this happened when the fingerprint came to count every class the code names, checks "
              "included (before, a change to how a job derives its control's seed, `job.control_seed`, would have "
              "gone unseen).")
-    return ("The stored results were written before files carried a checksum, and sealed: " + how.format(which=f" ({commits})")
-            + again + f" The stored results were sealed {times} in all{some}.")
+    return (f"{what} were written before files carried a checksum, and sealed: " + how.format(which=f" ({commits})")
+            + again + f" {what} were sealed {times} in all{some}.")
 
 
 def sample_size_words(m_needed, m_used):
