@@ -170,6 +170,22 @@ def test_the_small_word_rules_turn_at_their_boundary():
     # one fingerprint, today's, matches; today's among others, or another alone, does not
     assert readings.fingerprint_words(["f1"], "f1") == "matches"
     assert readings.fingerprint_words(("f0", "f1"), "f1") == readings.fingerprint_words(("f0",), "f1") == "does not match"
+    # a check passes a statement only when it holds
+    assert readings.check_outcome_words("holds") == "passes"
+    assert readings.check_outcome_words("fails") == readings.check_outcome_words("undecided") == "rejects"
+    assert readings.all_words(np.bool_(True)) == "all of them" and readings.all_words(0) == "not all of them"
+    # one disagreeing name is enough to say so, and it is named
+    assert readings.agreement_reading([]).startswith("both measured rates agree")
+    assert readings.agreement_reading(["KBC", "10-NN"]).endswith("for KBC, 10-NN")
+    # both, one or neither of two samplers; every one of three
+    two = ["KBC", "10-NN"]
+    assert readings.consistency_reading(["10-NN", "KBC"], of=two).startswith("both samplers are consistent")
+    assert readings.consistency_reading(["10-NN"], of=two).endswith(": 10-NN")
+    assert readings.consistency_reading([], of=two).endswith(": neither sampler")
+    assert readings.consistency_reading(two + ["x"], of=two + ["x"]).startswith("every sampler")
+    assert readings.consistency_reading([], of=two + ["x"]).endswith(": no sampler")
+    assert readings.seeds_words(5, 5) == "all the seeds of the grid" and readings.seeds_words(4, 5).startswith("4 of")
+    assert readings.speedup_words(np.inf) == "re-training never reaches it" and readings.speedup_words(1.04) == "speed-up 1.0×"
     # results never sealed were written with their checksum; sealed ones name the commits and the count
     never = readings.seal_reading([0, 0, 0], {None})
     assert "none needed a seal" in never and "sealed twice" not in never and "d3b2ce1" not in never

@@ -36,6 +36,12 @@ must go one way.
 :func:`check_words`                     did a rule pass its check on known answers?
 :func:`fingerprint_words`               were stored results made by today's code?
 :func:`seal_reading`                    how stored results got their checksum (made with it, or sealed)
+:func:`check_outcome_words`             did a check pass a statement or reject it?
+:func:`all_words`                       "all of them" or "not all of them"
+:func:`agreement_reading`               do measured quantities agree with a prediction?
+:func:`consistency_reading`             which samplers does a goodness-of-fit test accept?
+:func:`seeds_words`                     do the stored results cover every seed of their grid?
+:func:`speedup_words`                   how much faster fast deletion reaches a quality
 :func:`sample_size_words`               is a sample size a fraction of another, or more?
 ======================================  ================================================================
 """
@@ -567,10 +573,10 @@ def fingerprint_words(fingerprints, today):
     return "matches" if tuple(fingerprints) == (today,) else "does not match"
 
 
-def seal_reading(counts, made_at):
+def seal_reading(counts, made_at, what="The stored results"):
     """How the stored results came by their checksum, in markdown: ``counts`` is how many times each
     result was sealed (:func:`gendel.gan.seal.seal_count`), ``made_at`` the commits the latest seals
-    name (None for a result never sealed).
+    name (None for a result never sealed); ``what`` names the results.
 
     Results never sealed were written with their checksum by the code whose fingerprint they
     record; sealed ones were written before, and the reading says by what check they were sealed,
@@ -590,7 +596,7 @@ def seal_reading(counts, made_at):
            "today's code computes, then adds the checksum and a record of that check to each file, leaving its "
            "numbers as they were.")
     if max(counts) == 0:
-        return ("The stored results were written with their checksum by the code whose fingerprint they record: none needed a "
+        return (f"{what} were written with their checksum by the code whose fingerprint they record: none needed a "
                 "seal. Results written before files carried a checksum, or fingerprinted under an earlier scheme of "
                 "the fingerprint, can be sealed instead of made again: " + how.format(which=""))
     commits = ", ".join(sorted(str(c) for c in made_at if c is not None))
@@ -602,8 +608,89 @@ def seal_reading(counts, made_at):
              "the new scheme; this happened when the fingerprint came to count every class the code names, checks "
              "included (before, a change to how a job derives its control's seed, `job.control_seed`, would have "
              "gone unseen).")
-    return ("The stored results were written before files carried a checksum, and sealed: " + how.format(which=f" ({commits})")
-            + again + f" The stored results were sealed {times} in all{some}.")
+    return (f"{what} were written before files carried a checksum, and sealed: " + how.format(which=f" ({commits})")
+            + again + f" {what} were sealed {times} in all{some}.")
+
+
+def check_outcome_words(verdict):
+    """What a check did to a statement, from its verdict: "passes" when the statement "holds",
+    else "rejects".
+
+    Examples
+    --------
+    >>> check_outcome_words("holds"), check_outcome_words("fails")
+    ('passes', 'rejects')
+    """
+    return "passes" if verdict == "holds" else "rejects"
+
+
+def all_words(every):
+    """ "all of them" when ``every`` is true, else "not all of them".
+
+    Examples
+    --------
+    >>> all_words(True), all_words(np.bool_(False))
+    ('all of them', 'not all of them')
+    """
+    return "all of them" if bool(every) else "not all of them"
+
+
+def agreement_reading(disagreeing, what="measured rate", with_="the prediction", both="both measured rates"):
+    """Do the measured quantities agree with a prediction? ``disagreeing``: the names of those that
+    do not (an empty list when all agree).
+
+    Examples
+    --------
+    >>> agreement_reading([])
+    'both measured rates agree with the prediction'
+    >>> agreement_reading(["10-NN"])
+    'the measured rate differs from the prediction for 10-NN'
+    """
+    if not disagreeing:
+        return f"{both} agree with {with_}"
+    return f"the {what} differs from {with_} for " + ", ".join(disagreeing)
+
+
+def consistency_reading(consistent, of, level="the 1% level", whom="p̂′"):
+    """Which of the samplers ``of`` a goodness-of-fit test finds consistent with ``whom``:
+    ``consistent`` lists them.
+
+    Examples
+    --------
+    >>> consistency_reading(["KBC", "10-NN"], of=["KBC", "10-NN"])
+    'both samplers are consistent with p̂′ at the 1% level'
+    >>> consistency_reading(["KBC"], of=["KBC", "10-NN"]), consistency_reading([], of=["KBC", "10-NN"])
+    ('consistent with p̂′ at the 1% level: KBC', 'consistent with p̂′ at the 1% level: neither sampler')
+    """
+    if set(consistent) == set(of) and len(of) == 2:
+        return f"both samplers are consistent with {whom} at {level}"
+    if set(consistent) == set(of):
+        return f"every sampler is consistent with {whom} at {level}"
+    return f"consistent with {whom} at {level}: " + (", ".join(consistent) or
+                                                     ("neither sampler" if len(of) == 2 else "no sampler"))
+
+
+def seeds_words(n_stored, n_grid):
+    """Whether the stored results cover every seed of their grid.
+
+    Examples
+    --------
+    >>> seeds_words(5, 5), seeds_words(3, 5)
+    ('all the seeds of the grid', "3 of the grid's 5 seeds")
+    """
+    return "all the seeds of the grid" if n_stored == n_grid else f"{n_stored} of the grid's {n_grid} seeds"
+
+
+def speedup_words(speedup):
+    """How much faster fast deletion reaches a quality than re-training: "speed-up 3.2×", or
+    "re-training never reaches it" for an infinite speed-up.
+
+    Examples
+    --------
+    >>> speedup_words(3.21), speedup_words(float("inf"))
+    ('speed-up 3.2×', 're-training never reaches it')
+    """
+    return "re-training never reaches it" if np.isinf(speedup) else f"speed-up {speedup:.1f}×"
 
 
 def sample_size_words(m_needed, m_used):
@@ -618,9 +705,10 @@ def sample_size_words(m_needed, m_used):
     return "a fraction of" if m_needed < m_used else "more than"
 
 
-__all__ = ["bandwidth_sensitivity", "below_zero", "both_data_sets_m_words", "bound_exceeded_words", "check_words",
+__all__ = ["agreement_reading", "all_words", "bandwidth_sensitivity", "below_zero", "both_data_sets_m_words",
+           "bound_exceeded_words", "check_outcome_words", "check_words", "consistency_reading",
            "covariance_readings", "deletion_sets", "directions", "fingerprint_words", "first_m_reaching",
            "flatness_reading", "footnote_logistic", "from_m_words", "highest_rate_reading", "knn_zero_words",
            "level_reading", "more_often_reading", "prediction_reading", "range_words", "regularisation_summary",
            "resampling_reading", "safe_sizing_reading", "same_as_before", "sample_size_words", "seal_reading",
-           "share_words", "smaller_reading", "times_above_reading"]
+           "seeds_words", "share_words", "smaller_reading", "speedup_words", "times_above_reading"]
