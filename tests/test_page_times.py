@@ -82,3 +82,29 @@ def test_first_code_line_skips_comments_and_magics():
 def test_a_missing_page_says_which(tmp_path):
     with pytest.raises(FileNotFoundError, match="nowhere.md"):
         find_cells(tmp_path / "nowhere.md", "x = 1")
+
+
+def _record(page, **kw):
+    return {"page": page, "seconds": 75.0, "cpu_seconds": 80.0, "error": None, "slowest_cell": "x = slow()",
+            "slowest_cell_seconds": 60.0, "cache": "empty cache", "load_before": [0.5], "load_after": [1.5],
+            "note": "", **kw}
+
+
+def test_the_run_times_table_follows_the_toc_and_says_where_each_slowest_cell_is(tmp_path):
+    from gendel.book.run_times import page_times_table
+
+    (tmp_path / "_toc.yml").write_text("root: intro\nparts:\n- chapters:\n  - file: a\n  - file: lab\n  - file: b\n")
+    (tmp_path / "intro.md").write_text("# Intro\n\nno code\n")
+    (tmp_path / "a.md").write_text(HEADER + "# Page A\n\n(sec-fit)=\n## The fit $\\lambda$\n\n"
+                                   "```{code-cell} ipython3\nx = slow()\n```\n")
+    (tmp_path / "lab.md").write_text(HEADER + "# Lab\n\n```{code-cell} ipython3\ny = 1\n```\n")
+    (tmp_path / "b.md").write_text(HEADER + "# Page B\n\n## Plain\n\n```{code-cell} ipython3\nz = 2\n```\n")
+    times = {"pages": [_record("b", error="killed", note="it trains a GAN"), _record("a", note="it trains a GAN")]}
+    text = page_times_table(times, tmp_path, first_line="import gendel", skip=("lab",))
+    rows = [line for line in text.splitlines() if line.startswith("| Page")]
+    assert [r.split(" | ")[0] for r in rows] == ["| Page A", "| Page B"]            # the toc's order, lab skipped
+    assert "a cell of the section {ref}`The fit lambda <sec-fit>`" in rows[0]       # a link, its math as text
+    assert "(failed: killed)" in rows[1] and "cell not found in the current page" in rows[1]
+    assert text.endswith("**Why some pages take long**\n\n- Page A; Page B — it trains a GAN.")
+    unmeasured = page_times_table({"pages": []}, tmp_path, first_line="import gendel", skip=("lab",))
+    assert unmeasured.count("not measured yet") == 2 and "Why some pages" not in unmeasured

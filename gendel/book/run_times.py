@@ -15,6 +15,8 @@ when a task started at 0:00 ends and :func:`training_cell_time` what the GAN lab
 from __future__ import annotations
 
 import dataclasses
+import re
+from pathlib import Path
 
 #: The two benchmark files, by what they measure.
 SOURCES = {"pages": "page_times.json", "course": "course_times.json"}
@@ -308,6 +310,146 @@ def machines_words(pages, tasks):
     if pages.label == tasks.label:
         return f"the times of the pages and of the course tasks all on {pages.label}"
     return f"the times of the pages on {pages.label}, those of the GAN lab and the tiny job on {tasks.label}"
+
+
+def toc_pages(root):
+    r"""The pages of ``root/_toc.yml`` in reading order (an empty list where there is no such file).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     _ = (Path(tmp) / "_toc.yml").write_text("root: intro\nparts:\n- chapters:\n  - file: a\n    sections:\n"
+    ...                                          "    - file: a1\n  - file: b\n")
+    ...     toc_pages(tmp)
+    ['intro', 'a', 'a1', 'b']
+    """
+    import yaml
+
+    toc_file = Path(root) / "_toc.yml"
+    if not toc_file.exists():
+        return []
+    toc = yaml.safe_load(toc_file.read_text())
+    found = [toc["root"]]
+
+    def walk(entries):
+        for entry in entries or []:
+            if "file" in entry:
+                found.append(entry["file"])
+            walk(entry.get("sections"))
+            walk(entry.get("chapters"))
+
+    for part in toc.get("parts", []):
+        walk(part.get("chapters"))
+    return found
+
+
+def page_title(root, page):
+    """The first heading of the page ``root/<page>.md``, else ``page`` itself.
+
+    Examples
+    --------
+    >>> page_title(".", "book/no-such-page")
+    'book/no-such-page'
+    """
+    path = Path(root) / f"{page}.md"
+    if path.exists():
+        for line in path.read_text().splitlines():
+            if line.startswith("# "):
+                return line[2:].strip()
+    return page
+
+
+def _section(place):
+    """A cell's section: a link where its heading has a label (its title's math as plain text there)."""
+    if not place.label:
+        return f"“{place.section}”"
+    plain = re.sub(r"\\[,;:! ]", " ", place.section).replace("$", "").replace("\\", "")
+    return f"{{ref}}`{plain} <{place.label}>`"
+
+
+def slowest_cell_words(root, record, first_line):
+    """Where a page's slowest cell is, found in today's page source by the first line of code the
+    page-times benchmark stored for it (``record``: the page's record; ``first_line``: that of every
+    page's first cell, which loads gendel).
+
+    Examples
+    --------
+    >>> slowest_cell_words(".", {"page": "book/no-such-page", "slowest_cell": "x = 1",
+    ...                          "slowest_cell_section": "Setup"}, "import gendel")
+    'cell not found in the current page (it was in “Setup”)'
+    """
+    from gendel.book.cells import find_cells
+
+    places = find_cells(Path(root) / f"{record['page']}.md", record["slowest_cell"]) \
+        if (Path(root) / f"{record['page']}.md").exists() else []
+    if not places:  # the page changed since the run; a newer run also stored the section it measured
+        stored = record.get("slowest_cell_section")
+        return "cell not found in the current page" + (f" (it was in “{stored}”)" if stored else "")
+    if len(places) > 1:
+        return f"one of {len(places)} cells that start alike, in the sections " + " and ".join(map(_section, places))
+    place = places[0]
+    if place.index == 0 and record["slowest_cell"] == first_line:
+        return "the first cell (loads gendel and its libraries)"
+    # no cell numbers: the page hides some cells that the notebook counts
+    if place.level == 1:
+        return "a cell under the page's title (before any section)"
+    return f"a cell of the section {_section(place)}"
+
+
+def page_times_table(page_times, root, *, first_line=None, skip=("book/course/gan_lab",)):
+    r"""The teacher page's table of run times, in markdown: one row per page with code, in the order
+    of the table of contents (wall time, CPU time, the slowest cell and where it is, the load before
+    and after), then the notes that say why some pages take long.
+
+    ``page_times``: the benchmark's record (``book/course/page_times.json``); ``root``: the
+    repository; ``first_line``: the first line of code of every page's first cell, which loads
+    gendel (by default that of the cell :func:`gendel.book.install.render_cell` writes for the
+    repository's ``_config.yml``); ``skip``: pages whose times are stated elsewhere (the GAN lab's
+    are course tasks).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:      # a book of one page, never measured
+    ...     _ = (Path(tmp) / "_toc.yml").write_text("root: intro\n")
+    ...     _ = (Path(tmp) / "intro.md").write_text("# Intro\n\n```{code-cell} ipython3\nx = 1\n```\n")
+    ...     print(page_times_table({"pages": []}, tmp, first_line="x = 1").splitlines()[-1])
+    | Intro | not measured yet |  |  |  |
+    """
+    from gendel.book.cells import first_code_line
+    from gendel.book.install import render_cell
+    from gendel.plotting import markdown_table
+    from gendel.plotting.common import markdown_text
+
+    root = Path(root)
+    if first_line is None:
+        first_line = first_code_line(render_cell(root / "_config.yml"))
+    rows = {r["page"]: r for r in page_times["pages"]}
+
+    def row(r):
+        wall = minutes(r["seconds"]) + (f" (failed: {r['error']})" if r["error"] else "")
+        cpu = minutes(r["cpu_seconds"]) if r.get("cpu_seconds") is not None else "not recorded"
+        slowest = (f"{minutes(r['slowest_cell_seconds'])}: {slowest_cell_words(root, r, first_line)}"
+                   if r["slowest_cell_seconds"] else "")
+        if r["cache"] != "empty cache":  # the run order is in the text above the table
+            wall += "; " + re.sub(r" \(run after book/[\w/]+\)", "", r["cache"])
+        return [page_title(root, r["page"]), wall, cpu, slowest,
+                f"{r['load_before'][0]:.1f} → {r['load_after'][0]:.1f}"]
+
+    with_code = [p for p in toc_pages(root) if (root / f"{p}.md").exists()
+                 and "```{code-cell}" in (root / f"{p}.md").read_text()]
+    order = [p for p in with_code if p not in skip and (p != "book/course/teacher" or p in rows)]
+    order += [p for p in rows if p not in order]
+    table = [row(rows[p]) if p in rows else [page_title(root, p), "not measured yet", "", "", ""] for p in order]
+    why = {}
+    for p in order:
+        if p in rows and rows[p]["note"]:
+            why.setdefault(rows[p]["note"], []).append(page_title(root, p))
+    notes = "\n".join(f"- {'; '.join(pages)} — {markdown_text(note)}." for note, pages in why.items())
+    return (markdown_table(["page", "wall time", "CPU time", "slowest cell", "load average, before → after"], table)
+            + ("\n\n**Why some pages take long**\n\n" + notes if notes else ""))
 
 
 def machines_table(measured):
