@@ -25,20 +25,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def toc_pages():
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
-    pages = [toc["root"]]
+    from gendel.book.prerun import toc_pages as pages_of
 
-    def walk(entries):
-        for entry in entries or []:
-            if "file" in entry:
-                pages.append(entry["file"])
-            walk(entry.get("sections"))
-            walk(entry.get("chapters"))
-
-    for part in toc.get("parts", []):
-        walk(part.get("chapters"))
-    walk(toc.get("chapters"))
-    return pages
+    return [str(p.with_suffix("")) for p in pages_of(yaml.safe_load((ROOT / "_toc.yml").read_text()))]
 
 
 def main(argv):

@@ -41,20 +41,9 @@ def toc_files(toc_path=TOC):
     """Every page of the table of contents, as paths without suffix relative to the repository."""
     import yaml
 
-    toc = yaml.safe_load(toc_path.read_text())
-    files = [toc["root"]]
+    from gendel.book.prerun import toc_pages
 
-    def walk(node):
-        if isinstance(node, dict):
-            if "file" in node:
-                files.append(node["file"])
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for item in node:
-                walk(item)
-
-    walk({k: v for k, v in toc.items() if k != "root"})
+    files = [str(p) for p in toc_pages(yaml.safe_load(toc_path.read_text()), root="")]
     return [f[: -len(Path(f).suffix)] if Path(f).suffix in (".md", ".ipynb") else f for f in files]
 
 

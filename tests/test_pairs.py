@@ -22,16 +22,9 @@ def test_every_page_with_code_has_a_pair():
     # the pages with code are exactly the table of contents' pages with code (none left out, none stray)
     import yaml
 
-    toc = yaml.safe_load((REPO / "_toc.yml").read_text())
-    listed = {toc["root"]}
+    from gendel.book.prerun import toc_pages
 
-    def walk(entries):
-        for entry in entries or []:
-            listed.add(entry.get("file"))
-            walk(entry.get("sections"))
-
-    for part in toc["parts"]:
-        walk(part["chapters"])
+    listed = {str(p.with_suffix("")) for p in toc_pages(yaml.safe_load((REPO / "_toc.yml").read_text()))}
     with_code = {str(p.relative_to(REPO).with_suffix("")) for p in PAGES}
     assert with_code == {f for f in listed if f and "```{code-cell}" in (REPO / f"{f}.md").read_text()}
     missing = [str(p.relative_to(REPO)) for p in PAGES if not p.with_suffix(".ipynb").is_file()]

@@ -147,26 +147,19 @@ def _solutions_transform():
     return RemoveSolutions
 
 
-def _page_title(srcdir, docname):
-    path = Path(srcdir) / f"{docname}.md"
-    if path.exists():
-        for line in path.read_text().splitlines():
-            if line.startswith("# "):
-                return line[2:].strip()
-    return docname
-
-
 def _missing_reference(app, env, node, contnode):
     """A link to a teacher-only page becomes its title, in italics, without a link."""
     from docutils import nodes
     from sphinx.util import docname_join
+
+    from gendel.book.run_times import page_title
 
     if edition() != "student" or node.get("reftype") != "doc":
         return None
     target = docname_join(node.get("refdoc", ""), node.get("reftarget", ""))
     if target not in TEACHER_ONLY:
         return None
-    text = contnode.astext() if node.get("refexplicit") else _page_title(app.srcdir, target)
+    text = contnode.astext() if node.get("refexplicit") else page_title(app.srcdir, target)
     return nodes.emphasis(text, text)
 
 

@@ -312,39 +312,6 @@ def machines_words(pages, tasks):
     return f"the times of the pages on {pages.label}, those of the GAN lab and the tiny job on {tasks.label}"
 
 
-def toc_pages(root):
-    r"""The pages of ``root/_toc.yml`` in reading order (an empty list where there is no such file).
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> from pathlib import Path
-    >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     _ = (Path(tmp) / "_toc.yml").write_text("root: intro\nparts:\n- chapters:\n  - file: a\n    sections:\n"
-    ...                                          "    - file: a1\n  - file: b\n")
-    ...     toc_pages(tmp)
-    ['intro', 'a', 'a1', 'b']
-    """
-    import yaml
-
-    toc_file = Path(root) / "_toc.yml"
-    if not toc_file.exists():
-        return []
-    toc = yaml.safe_load(toc_file.read_text())
-    found = [toc["root"]]
-
-    def walk(entries):
-        for entry in entries or []:
-            if "file" in entry:
-                found.append(entry["file"])
-            walk(entry.get("sections"))
-            walk(entry.get("chapters"))
-
-    for part in toc.get("parts", []):
-        walk(part.get("chapters"))
-    return found
-
-
 def page_title(root, page):
     """The first heading of the page ``root/<page>.md``, else ``page`` itself.
 
@@ -418,8 +385,11 @@ def page_times_table(page_times, root, *, first_line=None, skip=("book/course/ga
     ...     print(page_times_table({"pages": []}, tmp, first_line="x = 1").splitlines()[-1])
     | Intro | not measured yet |  |  |  |
     """
+    import yaml
+
     from gendel.book.cells import first_code_line
     from gendel.book.install import render_cell
+    from gendel.book.prerun import toc_pages
     from gendel.plotting import markdown_table
     from gendel.plotting.common import markdown_text
 
@@ -438,8 +408,9 @@ def page_times_table(page_times, root, *, first_line=None, skip=("book/course/ga
         return [page_title(root, r["page"]), wall, cpu, slowest,
                 f"{r['load_before'][0]:.1f} → {r['load_after'][0]:.1f}"]
 
-    with_code = [p for p in toc_pages(root) if (root / f"{p}.md").exists()
-                 and "```{code-cell}" in (root / f"{p}.md").read_text()]
+    toc_file = root / "_toc.yml"
+    listed = [str(p.with_suffix("")) for p in toc_pages(yaml.safe_load(toc_file.read_text()))] if toc_file.exists() else []
+    with_code = [p for p in listed if (root / f"{p}.md").exists() and "```{code-cell}" in (root / f"{p}.md").read_text()]
     order = [p for p in with_code if p not in skip and (p != "book/course/teacher" or p in rows)]
     order += [p for p in rows if p not in order]
     table = [row(rows[p]) if p in rows else [page_title(root, p), "not measured yet", "", "", ""] for p in order]
