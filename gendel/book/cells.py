@@ -3,7 +3,8 @@
 A cell is named by its first line of code (``first_code_line``), as the page-times benchmark
 (``benchmarks/bench_page_times.py``) stores the slowest cell of each page; ``find_cells`` finds
 the cells of a page's ``.md`` source with that first line and says under which heading each one
-is, with the heading's label (a MyST target ``(label)=`` right above it) where it has one.
+is, with the heading's label (a MyST target ``(label)=`` right above it) where it has one;
+``page_title`` names a page by its title.
 """
 
 from __future__ import annotations
@@ -44,6 +45,22 @@ class CellPlace:
     section: str
     level: int
     label: str | None
+
+
+def page_title(root, page):
+    """The first heading of the page ``root/<page>.md``, else ``page`` itself.
+
+    Examples
+    --------
+    >>> page_title(".", "book/no-such-page")
+    'book/no-such-page'
+    """
+    path = Path(root) / f"{page}.md"
+    if path.exists():
+        for line in path.read_text().splitlines():
+            if line.startswith("# "):
+                return line[2:].strip()
+    return page
 
 
 def first_code_line(source):

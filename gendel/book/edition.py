@@ -152,7 +152,7 @@ def _missing_reference(app, env, node, contnode):
     from docutils import nodes
     from sphinx.util import docname_join
 
-    from gendel.book.run_times import page_title
+    from gendel.book.cells import page_title
 
     if edition() != "student" or node.get("reftype") != "doc":
         return None

@@ -312,22 +312,6 @@ def machines_words(pages, tasks):
     return f"the times of the pages on {pages.label}, those of the GAN lab and the tiny job on {tasks.label}"
 
 
-def page_title(root, page):
-    """The first heading of the page ``root/<page>.md``, else ``page`` itself.
-
-    Examples
-    --------
-    >>> page_title(".", "book/no-such-page")
-    'book/no-such-page'
-    """
-    path = Path(root) / f"{page}.md"
-    if path.exists():
-        for line in path.read_text().splitlines():
-            if line.startswith("# "):
-                return line[2:].strip()
-    return page
-
-
 def _section(place):
     """A cell's section: a link where its heading has a label (its title's math as plain text there)."""
     if not place.label:
@@ -387,7 +371,7 @@ def page_times_table(page_times, root, *, first_line=None, skip=("book/course/ga
     """
     import yaml
 
-    from gendel.book.cells import first_code_line
+    from gendel.book.cells import first_code_line, page_title
     from gendel.book.install import render_cell
     from gendel.book.prerun import toc_pages
     from gendel.plotting import markdown_table
