@@ -170,6 +170,10 @@ def test_the_small_word_rules_turn_at_their_boundary():
     # one fingerprint, today's, matches; today's among others, or another alone, does not
     assert readings.fingerprint_words(["f1"], "f1") == "matches"
     assert readings.fingerprint_words(("f0", "f1"), "f1") == readings.fingerprint_words(("f0",), "f1") == "does not match"
+    # today's code only with today's fingerprint alone; sealed results say so; other code is earlier
+    assert readings.made_by_words(["f1"], "f1", sealed_at={None}) == "today's code"
+    assert readings.made_by_words(["f1"], "f1", sealed_at={None, "abc"}).endswith("(commit abc, sealed)")
+    assert readings.made_by_words(["f0", "f1"], "f1").startswith("an earlier version (other code")
     # a check passes a statement only when it holds
     assert readings.check_outcome_words("holds") == "passes"
     assert readings.check_outcome_words("fails") == readings.check_outcome_words("undecided") == "rejects"
@@ -191,7 +195,7 @@ def test_the_small_word_rules_turn_at_their_boundary():
     assert "none needed a seal" in never and "sealed twice" not in never and "d3b2ce1" not in never
     twice = readings.seal_reading([2, 2], {"d3b2ce1"})
     assert "before files carried a checksum" in twice and "(d3b2ce1)" in twice and twice.endswith("sealed twice in all.")
-    assert "sealed again" in twice and "sealed again" not in readings.seal_reading([1], {"d3b2ce1"})
+    assert "was repeated" in twice and "was repeated" not in readings.seal_reading([1], {"d3b2ce1"})
     # one sealed result among unsealed ones is not hidden: the count says how many
     mixed = readings.seal_reading([1, 0, 0], {"d3b2ce1", None})
     assert "once in all (1 of 3; the others fewer times or never)" in mixed

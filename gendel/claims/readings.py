@@ -36,6 +36,7 @@ must go one way.
 :func:`check_words`                     did a rule pass its check on known answers?
 :func:`fingerprint_words`               were stored results made by today's code?
 :func:`seal_reading`                    how stored results got their checksum (made with it, or sealed)
+:func:`made_by_words`                   what code made stored results (today's, sealed, earlier)?
 :func:`check_outcome_words`             did a check pass a statement or reject it?
 :func:`all_words`                       "all of them" or "not all of them"
 :func:`agreement_reading`               do measured quantities agree with a prediction?
@@ -592,8 +593,9 @@ def seal_reading(counts, made_at, what="The stored results"):
     counts = [int(c) for c in counts]
     if not counts:
         raise ValueError("seal_reading needs the seal count of at least one result")
-    how = ("`python -m gendel.gan seal` checks that the code of the commit that made such files{which} computes what "
-           "today's code computes, then adds the checksum and a record of that check to each file, leaving its "
+    how = ("`python -m gendel.gan seal` fingerprints the code of the commit that made such files{which} the way "
+           "today's code is fingerprinted; only when that gives today's fingerprint, so that the code computes what "
+           "today's code computes, does it add the checksum and a record of that check to each file, leaving its "
            "numbers as they were.")
     if max(counts) == 0:
         return (f"{what} were written with their checksum by the code whose fingerprint they record: none needed a "
@@ -604,12 +606,28 @@ def seal_reading(counts, made_at, what="The stored results"):
     some = "" if min(counts) == max(counts) else (
         f" ({sum(c == max(counts) for c in counts)} of {len(counts)}; the others fewer times or never)")
     again = ("" if max(counts) < 2 else
-             " When the fingerprint's own scheme changes, sealed results are sealed again by the same check under "
-             "the new scheme; this happened when the fingerprint came to count every class the code names, checks "
-             "included (before, a change to how a job derives its control's seed, `job.control_seed`, would have "
-             "gone unseen).")
-    return (f"{what} were written before files carried a checksum, and sealed: " + how.format(which=f" ({commits})")
-            + again + f" {what} were sealed {times} in all{some}.")
+             " When the fingerprint was later made to cover more of the code, the same check was repeated under "
+             "the new fingerprint.")
+    return (f"{what} were written before files carried a checksum, so they were *sealed*: "
+            + how.format(which=f" ({commits})") + again + f" {what} were sealed {times} in all{some}.")
+
+
+def made_by_words(fingerprints, today, made_by=None, sealed_at=()):
+    """What code made a profile's stored results, for a table: today's code; code shown to compute
+    what today's does (sealed: ``sealed_at``, the commits their seals name); or an earlier version
+    (``made_by``, the results' own words, first clause).
+
+    Examples
+    --------
+    >>> made_by_words(("a1",), "a1"), made_by_words(("a1",), "a1", sealed_at={"d3b2ce1"})
+    ("today's code", "code that computes what today's does (commit d3b2ce1, sealed)")
+    >>> made_by_words((None,), "a1", "gendel at commit e576ba2, before fingerprints")
+    'an earlier version (gendel at commit e576ba2)'
+    """
+    if tuple(fingerprints) == (today,):
+        at = sorted(str(c) for c in sealed_at if c)
+        return "today's code" if not at else f"code that computes what today's does (commit {', '.join(at)}, sealed)"
+    return "an earlier version (" + (made_by.split(",")[0] if made_by else "other code") + ")"
 
 
 def check_outcome_words(verdict):
@@ -709,6 +727,7 @@ __all__ = ["agreement_reading", "all_words", "bandwidth_sensitivity", "below_zer
            "bound_exceeded_words", "check_outcome_words", "check_words", "consistency_reading",
            "covariance_readings", "deletion_sets", "directions", "fingerprint_words", "first_m_reaching",
            "flatness_reading", "footnote_logistic", "from_m_words", "highest_rate_reading", "knn_zero_words",
-           "level_reading", "more_often_reading", "prediction_reading", "range_words", "regularisation_summary",
-           "resampling_reading", "safe_sizing_reading", "same_as_before", "sample_size_words", "seal_reading",
-           "seeds_words", "share_words", "smaller_reading", "speedup_words", "times_above_reading"]
+           "level_reading", "made_by_words", "more_often_reading", "prediction_reading", "range_words",
+           "regularisation_summary", "resampling_reading", "safe_sizing_reading", "same_as_before",
+           "sample_size_words", "seal_reading", "seeds_words", "share_words", "smaller_reading", "speedup_words",
+           "times_above_reading"]
