@@ -181,6 +181,7 @@ def test_the_small_word_rules_turn_at_their_boundary():
     # one disagreeing name is enough to say so, and it is named
     assert readings.agreement_reading([]).startswith("both measured rates agree")
     assert readings.agreement_reading(["KBC", "10-NN"]).endswith("for KBC, 10-NN")
+    assert readings.agreement_reading(["10-NN"]) == "the measured rate differs from the prediction for 10-NN"
     # both, one or neither of two samplers; every one of three
     two = ["KBC", "10-NN"]
     assert readings.consistency_reading(["10-NN", "KBC"], of=two).startswith("both samplers are consistent")
@@ -188,6 +189,7 @@ def test_the_small_word_rules_turn_at_their_boundary():
     assert readings.consistency_reading([], of=two).endswith(": neither sampler")
     assert readings.consistency_reading(two + ["x"], of=two + ["x"]).startswith("every sampler")
     assert readings.consistency_reading([], of=two + ["x"]).endswith(": no sampler")
+    assert readings.consistency_reading(two, of=two + ["x"]).endswith(": KBC, 10-NN")   # two of three is not "both"
     assert readings.seeds_words(5, 5) == "all the seeds of the grid" and readings.seeds_words(4, 5).startswith("4 of")
     assert readings.speedup_words(np.inf) == "re-training never reaches it" and readings.speedup_words(1.04) == "speed-up 1.0×"
     # results never sealed were written with their checksum; sealed ones name the commits and the count
