@@ -210,9 +210,9 @@ def model_roots():
 def bookkeeping():
     """The functions :func:`code_fingerprint` does not follow (besides its modules of bookkeeping):
     those of training (checkpoints, devices, progress), where the data files are (not what they
-    hold), and this module's: :func:`run_job` (whether a job is done, its provenance, its file
-    around :func:`gendel.gan.experiment.make_result`), its records and its checks. The baselines
-    grid's fingerprint skips them too.
+    hold), and this module's records and checks (whether a job is done, its provenance). The
+    baselines grid's fingerprint skips them too. :func:`run_job`, the bookkeeping around
+    :func:`gendel.gan.experiment.make_result`, needs no place here: no fingerprint root calls it.
 
     Examples
     --------
@@ -223,7 +223,7 @@ def bookkeeping():
     from gendel.gan.images import BOOKKEEPING as DATA_FILES
     from gendel.gan.training import BOOKKEEPING
 
-    return (*BOOKKEEPING, *DATA_FILES, run_job, run_profile, done, data_fingerprints, _refuse_other_profile,
+    return (*BOOKKEEPING, *DATA_FILES, done, data_fingerprints, _refuse_other_profile,
             provenance, code_fingerprint, python_call)
 
 
