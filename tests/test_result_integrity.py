@@ -326,31 +326,66 @@ def test_every_gendel_function_a_job_calls_is_followed_by_the_fingerprint(tmp_pa
     (:func:`gendel.gan.run.fingerprinted_code`), or belongs to bookkeeping (result files, records,
     caches, checkpoints, progress, the device). A gap here is computing code that could change
     and leave stored results looking current."""
-    import sys
+    from gendel.gan.run import BOOKKEEPING_MODULES, fingerprinted_code
 
+    data = _made_up_data(tmp_path, monkeypatch)
+    called, gaps = _unfollowed_calls(
+        lambda: run_module.run_job(EVEN, tmp_path / "results", device="cpu", progress=False, data_root=data),
+        entry="gendel.gan.run.run_job", followed=set(fingerprinted_code()), skipped=run_module.bookkeeping(),
+        modules=BOOKKEEPING_MODULES)
+    assert "gendel.gan.experiment.make_result" in called and len(called) > 50, sorted(called)
+    assert gaps == [], f"gendel code a job runs that the fingerprint does not follow: {gaps}"
+
+
+def test_every_gendel_function_a_baselines_job_calls_is_followed_by_its_fingerprint(tmp_path, monkeypatch):
+    """The same for the baselines grid (:func:`gendel.gan.baseline_results.baseline_fingerprint`),
+    both kinds of its jobs: a label deletion (fine-tuning among its models) and a random deletion."""
+    from gendel.fingerprint import hashed_objects
+    from gendel.gan import baseline_results as B
+    from gendel.gan.baselines import baseline_jobs
+
+    data = _made_up_data(tmp_path, monkeypatch)
+    followed = set(hashed_objects(B._roots(), skip=B._bookkeeping(), skip_modules=B.BOOKKEEPING_MODULES))
+    for job in baseline_jobs("tiny"):
+        called, gaps = _unfollowed_calls(
+            lambda: B.run_baseline_job(job, tmp_path / "results", device="cpu", progress=False, data_root=data),
+            entry="gendel.gan.baseline_results.run_baseline_job", followed=followed, skipped=B._bookkeeping(),
+            modules=B.BOOKKEEPING_MODULES)
+        assert "gendel.gan.baselines.make_baseline_result" in called and len(called) > 40, sorted(called)
+        assert gaps == [], f"gendel code the baselines job {job.name} runs that its fingerprint does not follow: {gaps}"
+
+
+def _made_up_data(tmp_path, monkeypatch):
     import torch
 
-    from gendel.fingerprint import BOOKKEEPING_MODULES as GENERAL
-    from gendel.gan.run import BOOKKEEPING_MODULES, fingerprinted_code
     from test_gan_faults import write_made_up_data
 
     data = write_made_up_data(tmp_path / "data")
     monkeypatch.setenv("GENDEL_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("GENDEL_DATA_DIR", str(data))
     torch.set_num_threads(1)
-    called = set()
+    return data
 
-    followed = set(fingerprinted_code())
-    skipped = {f"{o.__module__}.{o.__qualname__}" for o in map(_unwrap, run_module.bookkeeping())
-               if hasattr(o, "__qualname__")}
-    bookkeeping = set(GENERAL) | set(BOOKKEEPING_MODULES) | {"gendel.gan.schema", "gendel.gan.seal"}
+
+def _unfollowed_calls(run, *, entry, followed, skipped, modules):
+    """Call ``run()`` and record every gendel function called under ``entry`` (the bookkeeping
+    that writes the result file) that is not itself bookkeeping nor called by bookkeeping: the
+    functions called, and those of them that ``followed`` (a fingerprint's objects) does not cover."""
+    import sys
+
+    from gendel.fingerprint import BOOKKEEPING_MODULES as GENERAL
+
+    called = set()
+    skipped = {f"{o.__module__}.{o.__qualname__}" for o in map(_unwrap, skipped) if hasattr(o, "__qualname__")}
+    bookkeeping = set(GENERAL) | set(modules) | {"gendel.gan.schema", "gendel.gan.seal"}
 
     def name_of(frame):
         qualname = frame.f_code.co_qualname.split(".<locals>")[0]
         return f"{frame.f_globals.get('__name__', '')}.{qualname.split('.<')[0]}"
 
     def in_bookkeeping(name):
-        return name in skipped or name in _CALLED_AS_CHECKS or any(name.startswith(m + ".") for m in bookkeeping)
+        return name != entry and (name in skipped or name in _CALLED_AS_CHECKS
+                                  or any(name.startswith(m + ".") for m in bookkeeping))
 
     def record(frame, event, arg):
         if event != "call" or not frame.f_globals.get("__name__", "").startswith("gendel."):
@@ -364,16 +399,15 @@ def test_every_gendel_function_a_job_calls_is_followed_by_the_fingerprint(tmp_pa
 
     sys.setprofile(record)
     try:
-        run_module.run_job(EVEN, tmp_path / "results", device="cpu", progress=False, data_root=data)
+        run()
     finally:
         sys.setprofile(None)
-    called.discard("gendel.gan.run.run_job")  # the entry: bookkeeping itself, but what it calls is judged one by one
-    assert "gendel.gan.experiment.make_result" in called and len(called) > 50, sorted(called)
+    called.discard(entry)  # bookkeeping itself, but what it calls is judged one by one
     gaps = sorted(name for name in called
                   if name not in followed and not in_bookkeeping(name) and name not in _CALLED_AS_CHECKS
                   and not any(name.startswith(f + ".") for f in followed | skipped)  # methods of a followed class
                   and name.rsplit(".", 1)[-1] not in _PLUMBING)
-    assert gaps == [], f"gendel code a job runs that the fingerprint does not follow: {gaps}"
+    return called, gaps
 
 
 def _unwrap(obj):
