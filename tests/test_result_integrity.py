@@ -532,15 +532,58 @@ def test_run_job_writes_what_make_result_computed_with_its_provenance(tmp_path, 
     calls = []
 
     def make_result(job, **kwargs):
-        calls.append((job, kwargs))
+        calls.append((job, kwargs.get("device")))
         return dict(fields) | {"hardware": hardware, "seconds": seconds}
 
     monkeypatch.setattr(run_module, "make_result", make_result)
     written = run_module.run_job(EVEN, tmp_path, device="cpu", progress=False, command="a test")
-    assert calls == [(EVEN, {"device": "cpu", "progress": False, "data_root": None})]
+    assert calls == [(EVEN, "cpu")]
     again = load_result(result_path(EVEN, tmp_path), EVEN)    # its checksum holds
     for result in (written, again):
         assert result.provenance["hardware"] == hardware and result.provenance["seconds"] == seconds
         assert result.provenance["command"] == "a test" and result.fingerprint == run_module.code_fingerprint()
-        assert all(np.array_equal(result.labels[k], stored.labels[k]) for k in stored.labels)
-        assert all(np.array_equal(result.arrays[k], stored.arrays[k]) for k in stored.arrays)
+        for name, value in fields.items():
+            assert same(getattr(result, name), value), name
+
+
+def test_run_baseline_job_writes_what_make_baseline_result_computed_with_its_provenance(tmp_path, monkeypatch):
+    """The same for the baselines grid: run_baseline_job writes the record and arrays
+    make_baseline_result returns, its hardware and seconds in the provenance with the baselines
+    fingerprint (not the paper grid's)."""
+    from gendel.gan import baseline_results as B
+    from gendel.gan.baselines import find_baseline_job
+
+    job = find_baseline_job("quick", "mnist-even-0.7-seed0")
+    stored = B.load_baseline_result(B.stored_dir("quick") / f"{job.name}.json", job)
+    arrays = stored.pop("arrays")
+    record = {k: v for k, v in stored.items() if k not in ("provenance", "checksum")}
+    hardware, seconds = {"evaluation": {"device": "a stand-in"}}, {"job": 12.5, "train": 10.0}
+    calls = []
+
+    def make_baseline_result(job, **kwargs):
+        calls.append((job, kwargs.get("device")))
+        return dict(record) | {"hardware": hardware, "seconds": seconds}, dict(arrays)
+
+    monkeypatch.setattr(B, "make_baseline_result", make_baseline_result)
+    written = B.run_baseline_job(job, tmp_path, device="cpu", progress=False, command="a test")
+    assert calls == [(job, "cpu")]
+    again = B.load_baseline_result(tmp_path / f"{job.name}.json", job)    # its checksum holds
+    for result in (written, again):
+        assert result["provenance"]["hardware"] == hardware and result["provenance"]["seconds"] == seconds
+        assert result["provenance"]["command"] == "a test"
+        assert result["provenance"]["fingerprint"] == B.baseline_fingerprint() != run_module.code_fingerprint()
+        assert same({k: result[k] for k in record}, record) and same(result["arrays"], arrays)
+
+
+def same(a, b):
+    """Whether two results' fields are equal: dicts key by key, arrays element by element (NaN equal to NaN)."""
+    if isinstance(a, dict) or isinstance(b, dict):
+        return isinstance(a, dict) and isinstance(b, dict) and a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, (np.ndarray, list, tuple)) or isinstance(b, (np.ndarray, list, tuple)):
+        a, b = np.asarray(a), np.asarray(b)
+        if a.dtype == object or b.dtype == object:
+            return a.shape == b.shape and all(map(same, a.ravel(), b.ravel()))
+        return a.shape == b.shape and np.array_equal(a, b, equal_nan=a.dtype.kind in "fc" and b.dtype.kind in "fc")
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    return a == b
