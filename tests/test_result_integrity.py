@@ -377,7 +377,7 @@ def _unfollowed_calls(run, *, entry, followed, skipped, modules):
 
     called = set()
     skipped = {f"{o.__module__}.{o.__qualname__}" for o in map(_unwrap, skipped) if hasattr(o, "__qualname__")}
-    bookkeeping = set(GENERAL) | set(modules) | {"gendel.gan.schema", "gendel.gan.seal"}
+    bookkeeping = set(GENERAL) | set(modules)
 
     def name_of(frame):
         qualname = frame.f_code.co_qualname.split(".<locals>")[0]
