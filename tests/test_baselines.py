@@ -496,6 +496,34 @@ def test_a_tiny_runs_data_are_the_jobs_deletion_sets(tiny_run):
         np.testing.assert_allclose(np.array(r["oracle_weights"])[untouched], n / (n - n_deleted))
 
 
+def test_evaluate_refuses_the_models_of_another_job():
+    """The baselines' later stage takes only models trained for its own job: not another deletion
+    set (random for even), seed or profile."""
+    import dataclasses
+    import types
+
+    from gendel.gan.baselines import BaselineModels, evaluate
+
+    labels = np.arange(200) % 10
+
+    def models(job, seed=None, profile=None):
+        pretrained = types.SimpleNamespace(seed=job.seed if seed is None else seed)
+        return BaselineModels(pretrained, None, None, {}, None, None, None, None, labels,
+                              baseline_deletion_mask(job, labels), None, None, n_split=200, seconds=0.0,
+                              profile=profile or BASELINE_PROFILES[job.profile])
+
+    even = dataclasses.replace(EVEN, profile="quick")
+    others = {"another deletion set": (dataclasses.replace(even, setting="random"), models(even)),
+              "another seed": (dataclasses.replace(even, seed=1), models(even)),
+              "another profile": (even, models(even, profile=BASELINE_PROFILES["tiny"]))}
+    for case, (job, theirs) in others.items():
+        with pytest.raises(ValueError, match=f"not {job.name}'s"):
+            evaluate(job, theirs)
+    # and the job's own models pass the check (the stage then fails on the stand-ins)
+    with pytest.raises(AttributeError):
+        evaluate(even, models(even))
+
+
 @needs("mnist")
 def test_a_tiny_run_is_done_and_a_second_run_runs_nothing(tiny_run, capsys):
     _, results = tiny_run
