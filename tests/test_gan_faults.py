@@ -716,6 +716,31 @@ JOB_CASES = {
 }
 
 
+def test_an_unknown_device_is_refused_when_the_job_is_done_too(tmp_path, monkeypatch):
+    """A done job is returned without computing anything, but not for a device that does not exist:
+    the paper grid's job and the baselines grid's alike."""
+    from gendel.gan import baseline_results as B
+    from gendel.gan import run as run_module
+    from gendel.gan.baselines import find_baseline_job
+    from gendel.gan.result_files import STORED_RESULTS
+
+    def computed(*args, **kwargs):
+        raise AssertionError("computed a done job")
+
+    monkeypatch.setattr(run_module, "make_result", computed)
+    monkeypatch.setattr(B, "make_baseline_result", computed)
+    cases = [(jobs("tiny")[0], STORED_RESULTS / "tiny", run_job),
+             (find_baseline_job("quick", "mnist-even-0.7-seed0"), B.stored_dir("quick"), B.run_baseline_job)]
+    for job, stored, run in cases:
+        folder = tmp_path / job.profile
+        folder.mkdir()
+        for suffix in (".json", ".npz"):
+            shutil.copy2(stored / f"{job.name}{suffix}", folder)
+        assert run(job, folder, device="cpu") is not None  # done: returned as it is
+        with pytest.raises(ValueError, match=r"^device must be a CPU or CUDA device; got 'tpu'"):
+            run(job, folder, device="tpu")
+
+
 @pytest.mark.parametrize("case", list(JOB_CASES))
 def test_a_bad_job_is_refused_before_training(case, tmp_path, no_training):
     (tmp_path / "a-file").write_text("x")

@@ -261,7 +261,10 @@ def run_baseline_job(job, results_dir=None, *, device=None, progress=True, data_
     """
     from gendel.gan.run import provenance, python_call
 
+    from gendel.gan.devices import pick_device
+
     check_baseline_job(job)
+    device = pick_device(device)  # a bad device is refused even when the job is done
     results_dir = default_dir(job.profile) if results_dir is None else results_dir
     path = result_path(job, results_dir)
     existing = done(path, job, data_root=data_root)

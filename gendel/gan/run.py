@@ -147,7 +147,10 @@ def run_job(job, results_dir=None, *, device=None, progress=True, data_root=None
     """
     from gendel.gan.result_files import JobResult, default_results_dir, result_path, usable_results_dir, write_result
 
+    from gendel.gan.devices import pick_device
+
     p = check_job(job)
+    device = pick_device(device)  # a bad device is refused even when the job is done
     results_dir = default_results_dir(p) if results_dir is None else results_dir
     path = result_path(job, results_dir)
     _refuse_other_profile(path, job)
