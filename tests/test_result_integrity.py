@@ -573,6 +573,8 @@ def test_run_baseline_job_writes_what_make_baseline_result_computed_with_its_pro
         assert result["provenance"]["command"] == "a test"
         assert result["provenance"]["fingerprint"] == B.baseline_fingerprint() != run_module.code_fingerprint()
         assert same({k: result[k] for k in record}, record) and same(result["arrays"], arrays)
+    from_python = B.run_baseline_job(job, tmp_path / "from-python", device="cpu", progress=False)
+    assert from_python["provenance"]["command"].startswith("a Python call (gendel.gan.baseline_results.run_baseline_job, ")
 
 
 def same(a, b):

@@ -272,7 +272,7 @@ def run_baseline_job(job, results_dir=None, *, device=None, progress=True, data_
         return existing
     record, arrays = make_baseline_result(job, device=device, progress=progress, data_root=data_root)
     seconds, hw = record.pop("seconds"), record.pop("hardware")
-    prov = provenance(command=command or python_call(), hardware=hw, seconds=seconds)
+    prov = provenance(command=command or python_call("gendel.gan.baseline_results.run_baseline_job"), hardware=hw, seconds=seconds)
     prov["fingerprint"] = baseline_fingerprint()
     record["provenance"] = prov
     record = jsonable(record)

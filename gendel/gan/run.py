@@ -1,4 +1,4 @@
-"""Running a GAN job: its stages, its result file, and where the result comes from.
+"""Running a GAN job: its result file, and where the result comes from.
 
 :func:`run_job` has a job's result computed (:func:`gendel.gan.experiment.make_result`, the stages of
 :mod:`gendel.gan.experiment`) unless it is done already, and writes the result file
@@ -263,16 +263,18 @@ def fingerprinted_code():
     return hashed_objects(computing_roots(), skip=bookkeeping(), skip_modules=BOOKKEEPING_MODULES)
 
 
-def python_call():
-    """The command recorded for a result made from Python rather than the command line.
+def python_call(function="gendel.gan.run.run_job"):
+    """The command recorded for a result made from Python (by ``function``) rather than the command line.
 
     Examples
     --------
-    >>> python_call().startswith("a Python call")
+    >>> python_call().startswith("a Python call (gendel.gan.run.run_job, from ")
+    True
+    >>> python_call("gendel.gan.baseline_results.run_baseline_job").startswith("a Python call (gendel.gan.baseline_results")
     True
     """
     where = sys.argv[0] if sys.argv and sys.argv[0] else "an interactive session"
-    return f"a Python call (gendel.gan.run.run_job, from {where})"
+    return f"a Python call ({function}, from {where})"
 
 
 def provenance(*, command, hardware, seconds):
