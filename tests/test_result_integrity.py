@@ -532,7 +532,7 @@ def test_run_job_writes_what_make_result_computed_with_its_provenance(tmp_path, 
     calls = []
 
     def make_result(job, **kwargs):
-        calls.append((job, kwargs.get("device")))
+        calls.append((job, str(kwargs.get("device"))))
         return dict(fields) | {"hardware": hardware, "seconds": seconds}
 
     monkeypatch.setattr(run_module, "make_result", make_result)
@@ -561,7 +561,7 @@ def test_run_baseline_job_writes_what_make_baseline_result_computed_with_its_pro
     calls = []
 
     def make_baseline_result(job, **kwargs):
-        calls.append((job, kwargs.get("device")))
+        calls.append((job, str(kwargs.get("device"))))
         return dict(record) | {"hardware": hardware, "seconds": seconds}, dict(arrays)
 
     monkeypatch.setattr(B, "make_baseline_result", make_baseline_result)
