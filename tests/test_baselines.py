@@ -31,7 +31,7 @@ from gan_fixtures import needs, one_torch_thread, private_cache  # noqa: E402,F4
 from gendel.cache import CacheWarning  # noqa: E402
 from gendel.core.deletion import ApproximateDeletion  # noqa: E402
 from gendel.deletion_test.stats import PAPER_STATISTICS  # noqa: E402
-from gendel.fingerprint import code_hash, hashed_objects  # noqa: E402
+from gendel.fingerprint import code_hash  # noqa: E402
 from gendel.gan import baseline_results as B  # noqa: E402
 from gendel.gan import run as run_module  # noqa: E402
 from gendel.gan.__main__ import main  # noqa: E402
@@ -313,7 +313,7 @@ def _protocol_hash():
 def test_the_protocol_fingerprint_does_not_cover_the_baselines_code():
     protocol = run_module.fingerprinted_code()
     assert not [k for k in protocol if k.startswith("gendel.gan.baselines") or "FineTunedDCGAN" in k]
-    baselines = hashed_objects(B._roots(), skip=B._bookkeeping(), skip_modules=B.BOOKKEEPING_MODULES)
+    baselines = B.baseline_fingerprinted_code()
     for name in ("gendel.gan.baselines.LabelRatio.fit", "gendel.gan.baselines.random_deletion_size",
                  "gendel.gan.baselines.evaluate", "gendel.gan.dcgan.FineTunedDCGAN.fit",
                  "gendel.gan.experiment.pretrained_model", "gendel.gan.experiment.deletion_mask",

@@ -340,12 +340,11 @@ def test_every_gendel_function_a_job_calls_is_followed_by_the_fingerprint(tmp_pa
 def test_every_gendel_function_a_baselines_job_calls_is_followed_by_its_fingerprint(tmp_path, monkeypatch):
     """The same for the baselines grid (:func:`gendel.gan.baseline_results.baseline_fingerprint`),
     both kinds of its jobs: a label deletion (fine-tuning among its models) and a random deletion."""
-    from gendel.fingerprint import hashed_objects
     from gendel.gan import baseline_results as B
     from gendel.gan.baselines import baseline_jobs
 
     data = _made_up_data(tmp_path, monkeypatch)
-    followed = set(hashed_objects(B._roots(), skip=B._bookkeeping(), skip_modules=B.BOOKKEEPING_MODULES))
+    followed = set(B.baseline_fingerprinted_code())
     for job in baseline_jobs("tiny"):
         called, gaps = _unfollowed_calls(
             lambda: B.run_baseline_job(job, tmp_path / "results", device="cpu", progress=False, data_root=data),

@@ -50,6 +50,20 @@ def baseline_fingerprint():
     return cached_code_hash(_roots(), _bookkeeping(), BOOKKEEPING_MODULES)
 
 
+def baseline_fingerprinted_code():
+    """What :func:`baseline_fingerprint` covers: ``{qualified name: hash}`` of every function and class.
+
+    Examples
+    --------
+    >>> table = baseline_fingerprinted_code()
+    >>> "gendel.gan.baselines.LabelRatio.fit" in table, "gendel.gan.baseline_results.run_baseline_job" in table
+    (True, False)
+    """
+    from gendel.fingerprint import hashed_objects
+
+    return hashed_objects(_roots(), skip=_bookkeeping(), skip_modules=BOOKKEEPING_MODULES)
+
+
 def _roots():
     from gendel.gan.baselines import STAGES
     from gendel.gan.dcgan import FineTunedDCGAN
@@ -372,5 +386,5 @@ def as_job_results(results):
     return out
 
 
-__all__ = ["as_job_results", "baseline_fingerprint", "load_baseline_result", "run_baseline_job",
+__all__ = ["as_job_results", "baseline_fingerprint", "baseline_fingerprinted_code", "load_baseline_result", "run_baseline_job",
            "stored_baseline_results"]
