@@ -47,19 +47,28 @@ class CellPlace:
     label: str | None
 
 
-def page_title(root, page):
+def page_title(root, page, *, required=False):
     """The first heading of the page ``root/<page>.md``, else ``page`` itself.
+
+    With ``required=True`` a page that does not exist or has no ``# `` title line raises
+    :class:`ValueError` instead (a lab notebook links pages by their titles).
 
     Examples
     --------
     >>> page_title(".", "book/no-such-page")
     'book/no-such-page'
+    >>> page_title(".", "book/no-such-page", required=True)
+    Traceback (most recent call last):
+    ...
+    ValueError: book/no-such-page.md has no '# ' title line to name it by
     """
     path = Path(root) / f"{page}.md"
     if path.exists():
         for line in path.read_text().splitlines():
             if line.startswith("# "):
                 return line[2:].strip()
+    if required:
+        raise ValueError(f"{path} has no '# ' title line to name it by")
     return page
 
 

@@ -29,6 +29,8 @@ import re
 import textwrap
 from pathlib import Path
 
+from gendel.book.cells import page_title
+
 #: The page and the notebook, relative to the repository root.
 PAGE = Path("book/course/lab.md")
 STUDENT = Path("book/course/lab_student.ipynb")
@@ -80,13 +82,6 @@ _LABELLED_MATH = re.compile(r"\$\$(?P<math>.*?)\$\$[ \t]*\((?P<label>[\w-]+)\)",
 _TARGET = re.compile(r"^\([\w-]+\)=[ \t]*\n", re.M)
 _TITLED = {"note": "Note", "tip": "Tip", "hint": "Hint", "important": "Important", "warning": "Warning",
            "caution": "Caution", "attention": "Attention", "danger": "Danger", "error": "Error", "seealso": "See also"}
-
-
-def _page_title(path):
-    for line in Path(path).read_text().splitlines():
-        if line.startswith("# "):
-            return line[2:].strip()
-    raise ValueError(f"{path} has no '# ' title line to name it by")
 
 
 def _citation(key, bibfile):
@@ -363,7 +358,7 @@ class PageContext:
         explicit = _EXPLICIT.match(body)
         text, target = (explicit.group("text"), explicit.group("target")) if explicit else (None, body)
         if role == "doc":
-            return self.link(text or _page_title((self.page.parent / f"{target}.md")), f"{target}.md")
+            return self.link(text or page_title(self.page.parent, target, required=True), f"{target}.md")
         if role in ("cite", "cite:p", "cite:t"):
             return "; ".join(_citation(key.strip(), self.bibfile) for key in target.split(","))
         if role in ("ref", "numref", "prf:ref", "eq"):
