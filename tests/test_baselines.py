@@ -31,7 +31,7 @@ from gan_fixtures import needs, one_torch_thread, private_cache  # noqa: E402,F4
 from gendel.cache import CacheWarning  # noqa: E402
 from gendel.core.deletion import ApproximateDeletion  # noqa: E402
 from gendel.deletion_test.stats import PAPER_STATISTICS  # noqa: E402
-from gendel.fingerprint import code_hash, hashed_objects  # noqa: E402
+from gendel.fingerprint import code_hash  # noqa: E402
 from gendel.gan import baseline_results as B  # noqa: E402
 from gendel.gan import run as run_module  # noqa: E402
 from gendel.gan.__main__ import main  # noqa: E402
@@ -313,7 +313,7 @@ def _protocol_hash():
 def test_the_protocol_fingerprint_does_not_cover_the_baselines_code():
     protocol = run_module.fingerprinted_code()
     assert not [k for k in protocol if k.startswith("gendel.gan.baselines") or "FineTunedDCGAN" in k]
-    baselines = hashed_objects(B._roots(), skip=B._bookkeeping(), skip_modules=B.BOOKKEEPING_MODULES)
+    baselines = B.baseline_fingerprinted_code()
     for name in ("gendel.gan.baselines.LabelRatio.fit", "gendel.gan.baselines.random_deletion_size",
                  "gendel.gan.baselines.evaluate", "gendel.gan.dcgan.FineTunedDCGAN.fit",
                  "gendel.gan.experiment.pretrained_model", "gendel.gan.experiment.deletion_mask",
@@ -380,6 +380,39 @@ def test_an_edit_changes_the_fingerprints_of_the_grids_that_run_it(name, baselin
     edited = _with_edit(_edited(name), lambda: (_baseline_hash(), _protocol_hash()))
     assert (edited[0] != baselines_today, edited[1] != protocol_today) == (baselines_change, protocol_change)
     assert _baseline_hash() == baselines_today  # the edit is undone
+
+
+def _training_code_edited(cls, obj):
+    """``training_code(cls)`` with ``obj``'s source edited, computed afresh (it is cached per process)."""
+    from gendel.fingerprint import cached_code_hash
+    from gendel.gan.training import training_code
+
+    def fresh():
+        cached_code_hash.cache_clear()
+        return training_code(cls)
+
+    try:
+        return _with_edit(obj, fresh)
+    finally:
+        cached_code_hash.cache_clear()
+
+
+@pytest.mark.parametrize("cls, name", [
+    (DCGAN, "DCGAN.fit"), (DCGAN, "DCGAN._initial_networks"), (DCGAN, "_init_dcgan"),
+    (FineTunedDCGAN, "FineTunedDCGAN._initial_networks"), (FineTunedDCGAN, "DCGAN.fit"),
+    (FineTunedDCGAN, "_init_dcgan")])
+def test_a_change_to_what_a_training_runs_changes_its_checkpoint_key(cls, name):
+    """The networks a training starts from (through ``self``) and the epochs it inherits (through
+    ``super()``) are part of its checkpoint key: a change to either trains again."""
+    from gendel.gan import networks
+    from gendel.gan.training import training_code
+
+    obj = {"DCGAN.fit": DCGAN.fit, "DCGAN._initial_networks": DCGAN._initial_networks,
+           "_init_dcgan": networks._init_dcgan,
+           "FineTunedDCGAN._initial_networks": FineTunedDCGAN._initial_networks}[name]
+    today = training_code(cls)
+    assert _training_code_edited(cls, obj) != today
+    assert training_code(cls) == today  # the edit is undone
 
 
 # ------------------------------------------------------------------------------------------
@@ -461,6 +494,34 @@ def test_a_tiny_runs_data_are_the_jobs_deletion_sets(tiny_run):
         untouched = np.array(r["data"]["label_counts_X"]) == np.array(r["data"]["label_counts_kept"])
         n, n_deleted = len(labels), int(mask.sum())
         np.testing.assert_allclose(np.array(r["oracle_weights"])[untouched], n / (n - n_deleted))
+
+
+def test_evaluate_refuses_the_models_of_another_job():
+    """The baselines' later stage takes only models trained for its own job: not another deletion
+    set (random for even), seed or profile."""
+    import dataclasses
+    import types
+
+    from gendel.gan.baselines import BaselineModels, evaluate
+
+    labels = np.arange(200) % 10
+
+    def models(job, seed=None, profile=None):
+        pretrained = types.SimpleNamespace(seed=job.seed if seed is None else seed)
+        return BaselineModels(pretrained, None, None, {}, None, None, None, None, labels,
+                              baseline_deletion_mask(job, labels), None, None, n_split=200, seconds=0.0,
+                              profile=profile or BASELINE_PROFILES[job.profile])
+
+    even = dataclasses.replace(EVEN, profile="quick")
+    others = {"another deletion set": (dataclasses.replace(even, setting="random"), models(even)),
+              "another seed": (dataclasses.replace(even, seed=1), models(even)),
+              "another profile": (even, models(even, profile=BASELINE_PROFILES["tiny"]))}
+    for case, (job, theirs) in others.items():
+        with pytest.raises(ValueError, match=f"not {job.name}'s"):
+            evaluate(job, theirs)
+    # and the job's own models pass the check (the stage then fails on the stand-ins)
+    with pytest.raises(AttributeError):
+        evaluate(even, models(even))
 
 
 @needs("mnist")

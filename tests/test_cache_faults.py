@@ -380,9 +380,9 @@ def test_a_damaged_gan_result_is_reported_and_the_job_runs_again(tmp_path, monke
     class Trained(Exception):
         pass
 
-    def train(*args, **kwargs):  # stands in for the (minutes-long) training of the job
+    def make_result(*args, **kwargs):  # stands in for the (minutes-long) job
         raise Trained
 
-    monkeypatch.setattr(run_module, "train", train)
+    monkeypatch.setattr(run_module, "make_result", make_result)
     with pytest.warns(CacheWarning, match=re.escape(str(path))), pytest.raises(Trained):
         run_module.run_job(job, tmp_path, device="cpu", progress=False)

@@ -646,10 +646,10 @@ def test_a_result_that_is_not_a_complete_result_of_its_job_is_not_done(made, tmp
     with pytest.warns(CacheWarning, match=name):
         assert [j.name for j in grid.todo("tiny", tmp_path)] == [job.name]  # grid runs it again
 
-    def train(*args, **kwargs):
+    def make_result(*args, **kwargs):
         raise Trained
 
-    monkeypatch.setattr(run_module, "train", train)
+    monkeypatch.setattr(run_module, "make_result", make_result)
     with pytest.warns(CacheWarning, match=name), pytest.raises(Trained):  # and so does run
         run_job(job, tmp_path, device="cpu", progress=False)
 
@@ -657,7 +657,7 @@ def test_a_result_that_is_not_a_complete_result_of_its_job_is_not_done(made, tmp
 def test_an_intact_result_is_done_for_run_and_grid(made, tmp_path, monkeypatch):
     for job in jobs("tiny"):
         copy_result(made, job, tmp_path)
-    monkeypatch.setattr(run_module, "train", lambda *a, **k: pytest.fail("a done job was trained again"))
+    monkeypatch.setattr(run_module, "make_result", lambda *a, **k: pytest.fail("a done job was trained again"))
     with warnings.catch_warnings():
         warnings.simplefilter("error", CacheWarning)
         assert grid.todo("tiny", tmp_path) == []
@@ -714,6 +714,31 @@ JOB_CASES = {
     "a results folder that is a file": (lambda tmp: run_job(jobs("tiny")[0], tmp / "a-file", device="cpu"),
                                         NotADirectoryError, r"is a file; give a folder"),
 }
+
+
+def test_an_unknown_device_is_refused_when_the_job_is_done_too(tmp_path, monkeypatch):
+    """A done job is returned without computing anything, but not for a device that does not exist:
+    the paper grid's job and the baselines grid's alike."""
+    from gendel.gan import baseline_results as B
+    from gendel.gan import run as run_module
+    from gendel.gan.baselines import find_baseline_job
+    from gendel.gan.result_files import STORED_RESULTS
+
+    def computed(*args, **kwargs):
+        raise AssertionError("computed a done job")
+
+    monkeypatch.setattr(run_module, "make_result", computed)
+    monkeypatch.setattr(B, "make_baseline_result", computed)
+    cases = [(jobs("tiny")[0], STORED_RESULTS / "tiny", run_job),
+             (find_baseline_job("quick", "mnist-even-0.7-seed0"), B.stored_dir("quick"), B.run_baseline_job)]
+    for job, stored, run in cases:
+        folder = tmp_path / job.profile
+        folder.mkdir()
+        for suffix in (".json", ".npz"):
+            shutil.copy2(stored / f"{job.name}{suffix}", folder)
+        assert run(job, folder, device="cpu") is not None  # done: returned as it is
+        with pytest.raises(ValueError, match=r"^device must be a CPU or CUDA device; got 'tpu'"):
+            run(job, folder, device="tpu")
 
 
 @pytest.mark.parametrize("case", list(JOB_CASES))

@@ -326,31 +326,65 @@ def test_every_gendel_function_a_job_calls_is_followed_by_the_fingerprint(tmp_pa
     (:func:`gendel.gan.run.fingerprinted_code`), or belongs to bookkeeping (result files, records,
     caches, checkpoints, progress, the device). A gap here is computing code that could change
     and leave stored results looking current."""
-    import sys
+    from gendel.gan.run import BOOKKEEPING_MODULES, fingerprinted_code
 
+    data = _made_up_data(tmp_path, monkeypatch)
+    called, gaps = _unfollowed_calls(
+        lambda: run_module.run_job(EVEN, tmp_path / "results", device="cpu", progress=False, data_root=data),
+        entry="gendel.gan.run.run_job", followed=set(fingerprinted_code()), skipped=run_module.bookkeeping(),
+        modules=BOOKKEEPING_MODULES)
+    assert "gendel.gan.experiment.make_result" in called and len(called) > 50, sorted(called)
+    assert gaps == [], f"gendel code a job runs that the fingerprint does not follow: {gaps}"
+
+
+def test_every_gendel_function_a_baselines_job_calls_is_followed_by_its_fingerprint(tmp_path, monkeypatch):
+    """The same for the baselines grid (:func:`gendel.gan.baseline_results.baseline_fingerprint`),
+    both kinds of its jobs: a label deletion (fine-tuning among its models) and a random deletion."""
+    from gendel.gan import baseline_results as B
+    from gendel.gan.baselines import baseline_jobs
+
+    data = _made_up_data(tmp_path, monkeypatch)
+    followed = set(B.baseline_fingerprinted_code())
+    for job in baseline_jobs("tiny"):
+        called, gaps = _unfollowed_calls(
+            lambda: B.run_baseline_job(job, tmp_path / "results", device="cpu", progress=False, data_root=data),
+            entry="gendel.gan.baseline_results.run_baseline_job", followed=followed, skipped=B._bookkeeping(),
+            modules=B.BOOKKEEPING_MODULES)
+        assert "gendel.gan.baselines.make_baseline_result" in called and len(called) > 40, sorted(called)
+        assert gaps == [], f"gendel code the baselines job {job.name} runs that its fingerprint does not follow: {gaps}"
+
+
+def _made_up_data(tmp_path, monkeypatch):
     import torch
 
-    from gendel.fingerprint import BOOKKEEPING_MODULES as GENERAL
-    from gendel.gan.run import BOOKKEEPING_MODULES, fingerprinted_code
     from test_gan_faults import write_made_up_data
 
     data = write_made_up_data(tmp_path / "data")
     monkeypatch.setenv("GENDEL_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("GENDEL_DATA_DIR", str(data))
     torch.set_num_threads(1)
-    called = set()
+    return data
 
-    followed = set(fingerprinted_code())
-    skipped = {f"{o.__module__}.{o.__qualname__}" for o in map(_unwrap, run_module.bookkeeping())
-               if hasattr(o, "__qualname__")}
-    bookkeeping = set(GENERAL) | set(BOOKKEEPING_MODULES) | {"gendel.gan.schema", "gendel.gan.seal"}
+
+def _unfollowed_calls(run, *, entry, followed, skipped, modules):
+    """Call ``run()`` and record every gendel function called under ``entry`` (the bookkeeping
+    that writes the result file) that is not itself bookkeeping nor called by bookkeeping: the
+    functions called, and those of them that ``followed`` (a fingerprint's objects) does not cover."""
+    import sys
+
+    from gendel.fingerprint import BOOKKEEPING_MODULES as GENERAL
+
+    called = set()
+    skipped = {f"{o.__module__}.{o.__qualname__}" for o in map(_unwrap, skipped) if hasattr(o, "__qualname__")}
+    bookkeeping = set(GENERAL) | set(modules)
 
     def name_of(frame):
         qualname = frame.f_code.co_qualname.split(".<locals>")[0]
         return f"{frame.f_globals.get('__name__', '')}.{qualname.split('.<')[0]}"
 
     def in_bookkeeping(name):
-        return name in skipped or name in _CALLED_AS_CHECKS or any(name.startswith(m + ".") for m in bookkeeping)
+        return name != entry and (name in skipped or name in _CALLED_AS_CHECKS
+                                  or any(name.startswith(m + ".") for m in bookkeeping))
 
     def record(frame, event, arg):
         if event != "call" or not frame.f_globals.get("__name__", "").startswith("gendel."):
@@ -364,14 +398,15 @@ def test_every_gendel_function_a_job_calls_is_followed_by_the_fingerprint(tmp_pa
 
     sys.setprofile(record)
     try:
-        run_module.run_job(EVEN, tmp_path / "results", device="cpu", progress=False, data_root=data)
+        run()
     finally:
         sys.setprofile(None)
+    called.discard(entry)  # bookkeeping itself, but what it calls is judged one by one
     gaps = sorted(name for name in called
                   if name not in followed and not in_bookkeeping(name) and name not in _CALLED_AS_CHECKS
                   and not any(name.startswith(f + ".") for f in followed | skipped)  # methods of a followed class
                   and name.rsplit(".", 1)[-1] not in _PLUMBING)
-    assert gaps == [], f"gendel code a job runs that the fingerprint does not follow: {gaps}"
+    return called, gaps
 
 
 def _unwrap(obj):
@@ -393,10 +428,10 @@ def test_a_job_refuses_to_overwrite_a_result_of_another_profile(tmp_path, monkey
     quick = Job("quick", "mnist", "even", 0.7, 0)
     copy(quick, tmp_path, source=STORED_RESULTS / "quick")
 
-    def train(*args, **kwargs):
+    def make_result(*args, **kwargs):
         raise AssertionError("trained")
 
-    monkeypatch.setattr(run_module, "train", train)
+    monkeypatch.setattr(run_module, "make_result", make_result)
     with pytest.raises(FileExistsError, match="holds a result of profile 'quick'"):
         run_module.run_job(EVEN, tmp_path)
     assert load_result(result_path(quick, tmp_path)).job.profile == "quick"  # kept
@@ -425,10 +460,10 @@ def test_a_grid_worker_does_not_report_a_damaged_result_a_second_time(tmp_path, 
     path = copy(EVEN, tmp_path)
     edit(path, HAND_EDITS["labels.approx"])
 
-    def train(*args, **kwargs):
+    def make_result(*args, **kwargs):
         raise RuntimeError("trained")
 
-    monkeypatch.setattr(run_module, "train", train)
+    monkeypatch.setattr(run_module, "make_result", make_result)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         with pytest.raises(RuntimeError, match="trained"):
@@ -459,9 +494,97 @@ def test_a_temporary_file_without_a_process_id_is_removed(tmp_path):
 
 
 def test_a_stage_refuses_the_models_of_another_job():
-    from gendel.gan.experiment import TrainedModels, deletion_mask, fast_deletion
+    """Another deletion set, another seed (every seed deletes the same images) or another profile."""
+    import dataclasses
+    import types
+
+    from gendel.gan.experiment import TrainedModels, curves, deletion_mask, deletion_test, fast_deletion
+    from gendel.gan.profiles import get_profile
 
     labels = np.arange(200) % 10
-    even = TrainedModels(None, None, None, None, None, None, labels, deletion_mask(EVEN, labels), None, None, 200, 0.0)
-    with pytest.raises(ValueError, match="not mnist-odd-0.7-seed0's"):
-        fast_deletion(ODD, even)
+
+    def models(job, seed=None, profile=None):
+        pretrained = types.SimpleNamespace(seed=job.seed if seed is None else seed)
+        return TrainedModels(pretrained, None, None, None, None, None, labels, deletion_mask(job, labels), None, None,
+                             200, 0.0, profile or get_profile(job.profile))
+
+    seed1 = dataclasses.replace(EVEN, seed=1)
+    others = {"another deletion set": (ODD, models(EVEN)), "another seed": (seed1, models(EVEN)),
+              "another profile": (EVEN, models(EVEN, profile=get_profile("quick")))}
+    for case, (job, theirs) in others.items():
+        for stage in (fast_deletion, deletion_test, lambda j, m: curves(j, m, None, None)):
+            with pytest.raises(ValueError, match=f"not {job.name}'s"):
+                stage(job, theirs)
+    # and the check lets the job's own models through to the stage (which then fails on the stand-ins)
+    with pytest.raises(AttributeError):
+        deletion_test(EVEN, models(EVEN))
+
+
+def test_run_job_writes_what_make_result_computed_with_its_provenance(tmp_path, monkeypatch):
+    """run_job adds bookkeeping only: every field make_result returns is written as returned, and
+    its hardware and seconds go into the provenance, beside today's fingerprint and the command."""
+    import dataclasses
+
+    stored = load_result(TINY / f"{EVEN.name}.json", EVEN)
+    fields = {f.name: getattr(stored, f.name) for f in dataclasses.fields(stored) if f.name not in ("version", "provenance")}
+    hardware, seconds = {"evaluation": {"device": "a stand-in"}}, {"job": 12.5, "train": 10.0}
+    calls = []
+
+    def make_result(job, **kwargs):
+        calls.append((job, str(kwargs.get("device"))))
+        return dict(fields) | {"hardware": hardware, "seconds": seconds}
+
+    monkeypatch.setattr(run_module, "make_result", make_result)
+    written = run_module.run_job(EVEN, tmp_path, device="cpu", progress=False, command="a test")
+    assert calls == [(EVEN, "cpu")]
+    again = load_result(result_path(EVEN, tmp_path), EVEN)    # its checksum holds
+    for result in (written, again):
+        assert result.provenance["hardware"] == hardware and result.provenance["seconds"] == seconds
+        assert result.provenance["command"] == "a test" and result.fingerprint == run_module.code_fingerprint()
+        for name, value in fields.items():
+            assert same(getattr(result, name), value), name
+
+
+def test_run_baseline_job_writes_what_make_baseline_result_computed_with_its_provenance(tmp_path, monkeypatch):
+    """The same for the baselines grid: run_baseline_job writes the record and arrays
+    make_baseline_result returns, its hardware and seconds in the provenance with the baselines
+    fingerprint (not the paper grid's)."""
+    from gendel.gan import baseline_results as B
+    from gendel.gan.baselines import find_baseline_job
+
+    job = find_baseline_job("quick", "mnist-even-0.7-seed0")
+    stored = B.load_baseline_result(B.stored_dir("quick") / f"{job.name}.json", job)
+    arrays = stored.pop("arrays")
+    record = {k: v for k, v in stored.items() if k not in ("provenance", "checksum")}
+    hardware, seconds = {"evaluation": {"device": "a stand-in"}}, {"job": 12.5, "train": 10.0}
+    calls = []
+
+    def make_baseline_result(job, **kwargs):
+        calls.append((job, str(kwargs.get("device"))))
+        return dict(record) | {"hardware": hardware, "seconds": seconds}, dict(arrays)
+
+    monkeypatch.setattr(B, "make_baseline_result", make_baseline_result)
+    written = B.run_baseline_job(job, tmp_path, device="cpu", progress=False, command="a test")
+    assert calls == [(job, "cpu")]
+    again = B.load_baseline_result(tmp_path / f"{job.name}.json", job)    # its checksum holds
+    for result in (written, again):
+        assert result["provenance"]["hardware"] == hardware and result["provenance"]["seconds"] == seconds
+        assert result["provenance"]["command"] == "a test"
+        assert result["provenance"]["fingerprint"] == B.baseline_fingerprint() != run_module.code_fingerprint()
+        assert same({k: result[k] for k in record}, record) and same(result["arrays"], arrays)
+    from_python = B.run_baseline_job(job, tmp_path / "from-python", device="cpu", progress=False)
+    assert from_python["provenance"]["command"].startswith("a Python call (gendel.gan.baseline_results.run_baseline_job, ")
+
+
+def same(a, b):
+    """Whether two results' fields are equal: dicts key by key, arrays element by element (NaN equal to NaN)."""
+    if isinstance(a, dict) or isinstance(b, dict):
+        return isinstance(a, dict) and isinstance(b, dict) and a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, (np.ndarray, list, tuple)) or isinstance(b, (np.ndarray, list, tuple)):
+        a, b = np.asarray(a), np.asarray(b)
+        if a.dtype == object or b.dtype == object:
+            return a.shape == b.shape and all(map(same, a.ravel(), b.ravel()))
+        return a.shape == b.shape and np.array_equal(a, b, equal_nan=a.dtype.kind in "fc" and b.dtype.kind in "fc")
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    return a == b

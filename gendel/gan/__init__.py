@@ -11,7 +11,7 @@ dcgan        :class:`~gendel.gan.dcgan.DCGAN`, the learner
 vdm          :class:`~gendel.gan.vdm.VDMDRE`, the VDM density ratio estimator
 classifier   :class:`~gendel.gan.classifier.LabelClassifier`, which reads the label distribution of generated images
 profiles     the sizes (:data:`~gendel.gan.profiles.PROFILES`) and the jobs of §5.2
-experiment   a job's stages: train, Q2 (fast deletion), Q3 (the deletion test), per-epoch curves
+experiment   a job's stages: train, Q2 (fast deletion), Q3 (the deletion test), per-epoch curves; make_result runs them
 result_files :class:`~gendel.gan.result_files.JobResult`, the result files, the results stored with gendel, their provenance
 schema       the declared schema of a result file and the checksum of its content
 seal         sealing results made before result files carried checksums

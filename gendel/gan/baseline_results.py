@@ -14,7 +14,6 @@ a grid stopped midway leaves whole seeds, and the next run of the command adds t
 
 from __future__ import annotations
 
-import time
 import warnings
 from pathlib import Path
 
@@ -49,6 +48,20 @@ def baseline_fingerprint():
     from gendel.fingerprint import cached_code_hash
 
     return cached_code_hash(_roots(), _bookkeeping(), BOOKKEEPING_MODULES)
+
+
+def baseline_fingerprinted_code():
+    """What :func:`baseline_fingerprint` covers: ``{qualified name: hash}`` of every function and class.
+
+    Examples
+    --------
+    >>> table = baseline_fingerprinted_code()
+    >>> "gendel.gan.baselines.LabelRatio.fit" in table, "gendel.gan.baseline_results.run_baseline_job" in table
+    (True, False)
+    """
+    from gendel.fingerprint import hashed_objects
+
+    return hashed_objects(_roots(), skip=_bookkeeping(), skip_modules=BOOKKEEPING_MODULES)
 
 
 def _roots():
@@ -260,21 +273,20 @@ def run_baseline_job(job, results_dir=None, *, device=None, progress=True, data_
     >>> r["methods"]                                                                          # doctest: +SKIP
     ['pre', 're', 'approx', 'oracle', 'finetune-1', 'control']
     """
-    from gendel.gan.devices import hardware, pick_device
     from gendel.gan.run import provenance, python_call
 
+    from gendel.gan.devices import pick_device
+
     check_baseline_job(job)
-    device = pick_device(device)
+    device = pick_device(device)  # a bad device is refused even when the job is done
     results_dir = default_dir(job.profile) if results_dir is None else results_dir
     path = result_path(job, results_dir)
     existing = done(path, job, data_root=data_root)
     if existing is not None:
         return existing
-    t0 = time.perf_counter()
     record, arrays = make_baseline_result(job, device=device, progress=progress, data_root=data_root)
-    seconds = record.pop("seconds") | {"job": time.perf_counter() - t0}
-    hw = record.pop("hardware") | {"evaluation": hardware(device)}
-    prov = provenance(command=command or python_call(), hardware=hw, seconds=seconds)
+    seconds, hw = record.pop("seconds"), record.pop("hardware")
+    prov = provenance(command=command or python_call("gendel.gan.baseline_results.run_baseline_job"), hardware=hw, seconds=seconds)
     prov["fingerprint"] = baseline_fingerprint()
     record["provenance"] = prov
     record = jsonable(record)
@@ -374,5 +386,5 @@ def as_job_results(results):
     return out
 
 
-__all__ = ["as_job_results", "baseline_fingerprint", "load_baseline_result", "run_baseline_job",
+__all__ = ["as_job_results", "baseline_fingerprint", "baseline_fingerprinted_code", "load_baseline_result", "run_baseline_job",
            "stored_baseline_results"]

@@ -39,7 +39,7 @@ from gendel._validation import Estimator
 from gendel.deletion_test.stats import PAPER_STATISTICS, STATISTICS, ks_statistic
 from gendel.gan.experiment import (MASK_SEED, data_record, deletion_mask, label_classifier, pretrained_model,
                                    training_images)
-from gendel.gan.images import load_images
+from gendel.gan.images import load_images, to_pixels
 from gendel.gan.profiles import Job, get_profile
 
 #: Version of the result format of the baselines grid.
@@ -341,12 +341,14 @@ class BaselineModels:
     classifier : LabelClassifier
     X, labels, deleted, test_X, test_labels, n_split, seconds
         As :class:`gendel.gan.experiment.TrainedModels`.
+    profile : BaselineProfile
+        The baselines profile the models were trained for: the later stages read its sizes.
 
     Examples
     --------
     >>> labels = np.arange(20) % 10
     >>> models = BaselineModels(None, None, None, {}, None, None, None, np.zeros((20, 1, 28, 28)), labels,
-    ...                         labels == 0, None, None, n_split=20, seconds=0.0)
+    ...                         labels == 0, None, None, n_split=20, seconds=0.0, profile=None)
     >>> int(models.deleted.sum()), training_cost(models, "oracle")
     (2, (0.0, 0.0))
     """
@@ -365,24 +367,24 @@ class BaselineModels:
     test_labels: np.ndarray
     n_split: int
     seconds: float
+    profile: BaselineProfile
 
 
 def train(job, *, device=None, progress=True, data_root=None):
     """Stage 1: the data and every trained model of a job (from the checkpoint cache when trained
     before; the pre-trained GAN, the re-trained GAN, the VDM and the classifier of an even or odd
-    job are the paper-protocol grid's own, so one cache serves both grids).
+    job are the paper-protocol grid's own, so one cache serves both grids). ``device`` is handed
+    to every model, as in :func:`gendel.gan.experiment.train`.
 
     Examples
     --------
     >>> models = train(find_baseline_job("tiny", "mnist-even-0.7-seed0"))   # needs MNIST; trains # doctest: +SKIP
     """
     from gendel.gan.dcgan import DCGAN, FineTunedDCGAN
-    from gendel.gan.devices import pick_device
     from gendel.gan.vdm import VDMDRE
 
     bp = check_baseline_job(job)
     p = bp.sizes
-    device = pick_device(device)
     t0 = time.perf_counter()
     X, labels = training_images(job.dataset, p.n_train, root=data_root)
     test_X, test_labels = load_images(job.dataset, split="test", root=data_root)
@@ -401,7 +403,7 @@ def train(job, *, device=None, progress=True, data_root=None):
     clf = label_classifier(job.dataset, p, **shared)
     oracle = LabelRatio(clf).fit(labels, deleted)
     return BaselineModels(pre, re, control, finetuned, vdm, oracle, clf, X, labels, deleted, test_X, test_labels,
-                          n_split, time.perf_counter() - t0)
+                          n_split, time.perf_counter() - t0, bp)
 
 
 def sampler(models, method, bound):
@@ -467,10 +469,12 @@ def evaluate(job, models):
     --------
     >>> out = evaluate(job, train(job))       # needs MNIST; trains # doctest: +SKIP
     """
-    if not np.array_equal(getattr(models, "deleted", None), baseline_deletion_mask(job, models.labels)):
-        raise ValueError(f"these trained models are not {job.name}'s (another job's data or deletion set): pass the "
-                         f"models that train(job) returned for it")
-    bp = check_baseline_job(job)
+    if not (np.array_equal(getattr(models, "deleted", None), baseline_deletion_mask(job, models.labels))
+            and getattr(models, "profile", None) == check_baseline_job(job)
+            and getattr(getattr(models, "pretrained", None), "seed", None) == job.seed):
+        raise ValueError(f"these trained models are not {job.name}'s (another profile's, seed's, data or deletion "
+                         f"set): pass the models that train(job) returned for it")
+    bp = models.profile
     p = bp.sizes
     t_start = time.perf_counter()
     clf, vdm = models.classifier, models.vdm
@@ -497,7 +501,7 @@ def evaluate(job, models):
         proba = clf.predict_proba(Y[:p.m_labels])
         out["labels"][method] = np.bincount(proba.argmax(1), minlength=10)
         out["confidence"][method] = float(proba.max(1).mean())
-        out["arrays"][f"grid_{method}"] = np.round((Y[:32] + 1.0) * 127.5).clip(0, 255).astype(np.uint8)[:, 0]
+        out["arrays"][f"grid_{method}"] = to_pixels(Y[:32])
         scores[method] = vdm.log_ratio(Y[:R * p.m_test]).reshape(shape)
         del Y
     values, ks = {}, {}
@@ -512,17 +516,26 @@ def evaluate(job, models):
 
 def make_baseline_result(job, *, device=None, progress=True, data_root=None):
     """Everything a job of the baselines grid computes: ``(record, arrays)``, the JSON part of its
-    result file without provenance and checksum, and its arrays.
+    result file without provenance and checksum, and its arrays; with ``hardware`` (of every
+    training and of this evaluation) and ``seconds`` (per stage) for the provenance.
+
+    The device is resolved here, once, and handed down, as :func:`gendel.gan.experiment.make_result`
+    does; :func:`gendel.gan.baseline_results.run_baseline_job` adds the provenance and writes the file.
 
     Examples
     --------
     >>> record, arrays = make_baseline_result(find_baseline_job("tiny", "mnist-random-0.7-seed0"))  # doctest: +SKIP
     """
-    bp = check_baseline_job(job)
-    p = bp.sizes
+    from gendel.gan.devices import hardware, pick_device
+
+    device = pick_device(device)
+    t_start = time.perf_counter()
     models = train(job, device=device, progress=progress, data_root=data_root)
+    bp = models.profile
+    p = bp.sizes
     out = evaluate(job, models)
     clf = models.classifier
+    seconds = {"train": models.seconds, "evaluate": out["seconds"], "job": time.perf_counter() - t_start}
     record = {
         "version": BASELINE_VERSION,
         "kind": "baselines",
@@ -540,8 +553,9 @@ def make_baseline_result(job, *, device=None, progress=True, data_root=None):
         "hardware": {"pretrained": models.pretrained.hardware_, "retrained": models.retrained.hardware_,
                      "control": models.control.hardware_, "vdm": models.vdm.hardware_,
                      "classifier": clf.hardware_,
-                     **{f"finetune-{k}": m.hardware_ for k, m in models.finetuned.items()}},
-        "seconds": {"train": models.seconds, "evaluate": out["seconds"]},
+                     **{f"finetune-{k}": m.hardware_ for k, m in models.finetuned.items()},
+                     "evaluation": hardware(device)},
+        "seconds": seconds,
     }
     return record, out["arrays"]
 

@@ -130,6 +130,14 @@ class DCGAN(Estimator):
                 "latent_dim": self.latent_dim, "batch_size": self.batch_size, "lr": self.lr, "beta1": self.beta1,
                 "code": training_code(DCGAN)}
 
+    #: The first word of the checkpoint's name, and what the progress bar says is training.
+    _checkpoint_kind, _what = "dcgan", "DCGAN"
+
+    def _initial_networks(self, device):
+        """The generator and discriminator the training starts from: fresh ones, initialised by
+        torch's random stream (seeded with ``seed`` just before)."""
+        return Generator(self.latent_dim, self.width).to(device), Discriminator(self.width).to(device)
+
     def fit(self, images):
         """Train on ``images`` (n, 1, 28, 28) in [-1, 1] (or load the finished training). Returns self."""
         self._check_params()
@@ -137,8 +145,7 @@ class DCGAN(Estimator):
         self.__dict__.pop("generator_", None)  # a failed refit leaves the model unfitted
         device = pick_device(self.device)
         torch.manual_seed(self.seed)
-        G = Generator(self.latent_dim, self.width).to(device)
-        D = Discriminator(self.width).to(device)
+        G, D = self._initial_networks(device)
         betas = (self.beta1, 0.999)
         opt_g = torch.optim.Adam(G.parameters(), lr=self.lr, betas=betas)
         opt_d = torch.optim.Adam(D.parameters(), lr=self.lr, betas=betas)
@@ -166,12 +173,12 @@ class DCGAN(Estimator):
                 total_g = total_g + loss_g.detach()
             return {"loss_d": float(total_d) / len(idx), "loss_g": float(total_g) / len(idx)}
 
-        self.key_ = config_key("dcgan", self._config(images), device)
+        self.key_ = config_key(self._checkpoint_kind, self._config(images), device)
         ckpt = default_checkpoint_dir() if self.checkpoint_dir is None else self.checkpoint_dir
         run = run_epochs(
             key=self.key_, epochs=self.epochs, modules={"generator": G, "discriminator": D},
             optimizers={"generator": opt_g, "discriminator": opt_d}, generator=gen, epoch_fn=epoch_fn,
-            checkpoint_dir=ckpt, progress=self.progress, desc=f"DCGAN ({len(images)} images)", device=device,
+            checkpoint_dir=ckpt, progress=self.progress, desc=f"{self._what} ({len(images)} images)", device=device,
             snapshot=("generator",))
         self.history_, self.fit_seconds_, self.epoch_seconds_ = run.history, run.seconds, run.epoch_seconds
         self.fit_cpu_seconds_, self.epoch_cpu_seconds_ = run.cpu_seconds, run.epoch_cpu_seconds
@@ -269,59 +276,24 @@ class FineTunedDCGAN(DCGAN):
                 "batch_size": self.batch_size, "lr": self.lr, "beta1": self.beta1,
                 "code": training_code(FineTunedDCGAN)}
 
-    def fit(self, images):
-        """Train ``init``'s networks further on ``images`` (or load the finished training). Returns self."""
-        self._check_params()
-        self.width, self.latent_dim = self.init.width, self.init.latent_dim  # init's, also after set_params(init=...)
-        images = check_images(images)
-        self.__dict__.pop("generator_", None)  # a failed refit leaves the model unfitted
-        device = pick_device(self.device)
-        torch.manual_seed(self.seed)
-        G = Generator(self.latent_dim, self.width).to(device)
-        D = Discriminator(self.width).to(device)
+    #: Its checkpoints are named apart from a DCGAN's trained from scratch.
+    _checkpoint_kind, _what = "dcgan-finetune", "fine-tuning a DCGAN"
+
+    def _initial_networks(self, device):
+        """Networks of ``init``'s shape, with ``init``'s weights (made as a fresh DCGAN's first, so
+        that torch's random stream is where it would be)."""
+        G, D = super()._initial_networks(device)
         G.load_state_dict(self.init.generator_.state_dict())
         D.load_state_dict(self.init.discriminator_.state_dict())
-        betas = (self.beta1, 0.999)
-        opt_g = torch.optim.Adam(G.parameters(), lr=self.lr, betas=betas)
-        opt_d = torch.optim.Adam(D.parameters(), lr=self.lr, betas=betas)
-        gen = torch.Generator(device=device).manual_seed(self.seed)
-        data = as_tensor(images, device)
-        loss = nn.BCEWithLogitsLoss()
+        return G, D
 
-        def epoch_fn(epoch):
-            total_d = total_g = torch.zeros((), device=device)
-            idx = batches(len(data), self.batch_size, gen, device)
-            for b in idx:
-                real = data[b]
-                ones = torch.ones(len(b), device=device)
-                zeros = torch.zeros(len(b), device=device)
-                fake = G(torch.randn(len(b), self.latent_dim, device=device, generator=gen))
-                opt_d.zero_grad(set_to_none=True)
-                loss_d = loss(D(real), ones) + loss(D(fake.detach()), zeros)
-                loss_d.backward()
-                opt_d.step()
-                opt_g.zero_grad(set_to_none=True)
-                loss_g = loss(D(fake), ones)
-                loss_g.backward()
-                opt_g.step()
-                total_d = total_d + loss_d.detach()
-                total_g = total_g + loss_g.detach()
-            return {"loss_d": float(total_d) / len(idx), "loss_g": float(total_g) / len(idx)}
+    def fit(self, images):
+        """Train ``init``'s networks further on ``images`` (or load the finished training). Returns self.
 
-        self.key_ = config_key("dcgan-finetune", self._config(images), device)
-        ckpt = default_checkpoint_dir() if self.checkpoint_dir is None else self.checkpoint_dir
-        run = run_epochs(
-            key=self.key_, epochs=self.epochs, modules={"generator": G, "discriminator": D},
-            optimizers={"generator": opt_g, "discriminator": opt_d}, generator=gen, epoch_fn=epoch_fn,
-            checkpoint_dir=ckpt, progress=self.progress, desc=f"fine-tuning a DCGAN ({len(images)} images)",
-            device=device, snapshot=("generator",))
-        self.history_, self.fit_seconds_, self.epoch_seconds_ = run.history, run.seconds, run.epoch_seconds
-        self.fit_cpu_seconds_, self.epoch_cpu_seconds_ = run.cpu_seconds, run.epoch_cpu_seconds
-        self.hardware_, self._snapshots = run.hardware, run.snapshots
-        self.snapshot_epochs_ = tuple(sorted(run.snapshots))
-        self.generator_, self.discriminator_ = G, D
-        self.device_ = device
-        return self
+        The epochs are :meth:`DCGAN.fit`'s; only the networks they start from differ."""
+        if isinstance(self.init, DCGAN):  # init's shape, also after set_params(init=...); a wrong init is refused in fit
+            self.width, self.latent_dim = self.init.width, self.init.latent_dim
+        return super().fit(images)
 
 
 __all__ = ["DCGAN", "FineTunedDCGAN"]

@@ -18,7 +18,9 @@ run). It runs in four stages that the grid and the pages can call one by one:
    the re-trained and the pre-trained GAN and the expected label distribution of Alg. 1 with
    the VDM of each epoch, against the training seconds (cost at equal quality).
 
-:func:`gendel.gan.run.run_job` runs the stages and writes the result file (:mod:`gendel.gan.result_files`).
+:func:`make_result` runs the four stages and assembles a job's result;
+:func:`gendel.gan.run.run_job` has it made (unless it is done) and writes the result file
+(:mod:`gendel.gan.result_files`).
 Randomness: X' depends on the data set, the deletion set and λ only (every seed deletes the
 same images, so the re-trained models of two seeds differ by training alone); each stage of a
 job draws from its own stream, seeded by the job's seed and the stage.
@@ -33,8 +35,8 @@ import warnings
 import numpy as np
 
 from gendel.deletion_test.stats import PAPER_STATISTICS, STATISTICS, ks_statistic
-from gendel.gan.images import IMAGE_DATASETS, label_deletion_mask, load_images
-from gendel.gan.profiles import SETTINGS, Job, get_profile
+from gendel.gan.images import IMAGE_DATASETS, label_deletion_mask, load_images, to_pixels
+from gendel.gan.profiles import SETTINGS, Job, Profile, get_profile
 
 #: Seeds the fixed subset of ``n_train`` training images (the same for every job).
 SUBSET_SEED = 20220629
@@ -108,12 +110,17 @@ class TrainedModels:
         downloaded it; ``X`` is a fixed subset of ``n_train`` of them).
     seconds : float
         Wall time of :func:`train` (loading the trained models from checkpoints included).
+    profile : Profile
+        The profile whose sizes the models were trained at: the later stages read theirs from it.
+
+    The later stages refuse models of another job: another profile, seed or deletion set.
 
     Examples
     --------
     >>> labels = np.array([0, 1, 2, 3])
     >>> models = TrainedModels(None, None, None, None, None, np.zeros((4, 1, 28, 28)), labels,
-    ...                        deleted=labels % 2 == 0, test_X=None, test_labels=None, n_split=4, seconds=0.0)
+    ...                        deleted=labels % 2 == 0, test_X=None, test_labels=None, n_split=4, seconds=0.0,
+    ...                        profile=get_profile("tiny"))
     >>> models.labels[~models.deleted].tolist()          # the labels of X \\ X'
     [1, 3]
     """
@@ -130,6 +137,7 @@ class TrainedModels:
     test_labels: np.ndarray
     n_split: int
     seconds: float
+    profile: Profile
 
 
 def check_job(job):
@@ -185,7 +193,8 @@ def label_classifier(dataset, profile, *, device=None, progress=True, data_root=
 
 def train(job, *, device=None, progress=True, data_root=None):
     """Stage 1: the data and the trained models of a job (from the checkpoint cache when trained
-    before). Every data file is read before any training starts.
+    before). Every data file is read before any training starts. ``device`` is handed to every
+    model (each resolves ``None`` as :func:`gendel.gan.devices.pick_device` does).
 
     Returns
     -------
@@ -199,11 +208,9 @@ def train(job, *, device=None, progress=True, data_root=None):
     ((256, 1, 28, 28), True)
     """
     from gendel.gan.dcgan import DCGAN
-    from gendel.gan.devices import pick_device
     from gendel.gan.vdm import VDMDRE
 
     p = check_job(job)
-    device = pick_device(device)
     t0 = time.perf_counter()
     X, labels = training_images(job.dataset, p.n_train, root=data_root)
     test_X, test_labels = load_images(job.dataset, split="test", root=data_root)
@@ -218,7 +225,7 @@ def train(job, *, device=None, progress=True, data_root=None):
                  device=device, progress=progress).fit(X, deleted)
     clf = label_classifier(job.dataset, p, **shared)
     return TrainedModels(pre, re, control, vdm, clf, X, labels, deleted, test_X, test_labels, n_split,
-                         time.perf_counter() - t0)
+                         time.perf_counter() - t0, p)
 
 
 def reweighted(labels, log_ratio, bound):
@@ -244,9 +251,13 @@ def _counts(labels):
 
 
 def _models_of(job, models):
-    """Whether ``models`` were trained for ``job``: its training images' size and its deletion set."""
+    """Whether ``models`` were trained for ``job``: its profile, its seed (the pre-trained GAN's) and
+    its deletion set (every seed deletes the same images, and profiles may share a training size)."""
     labels, deleted = getattr(models, "labels", None), getattr(models, "deleted", None)
     if labels is None or deleted is None or len(labels) != len(deleted):
+        return False
+    if getattr(models, "profile", None) != get_profile(job.profile) or \
+            getattr(getattr(models, "pretrained", None), "seed", None) != job.seed:
         return False
     return bool(np.array_equal(deleted, deletion_mask(job, labels)))
 
@@ -268,9 +279,9 @@ def fast_deletion(job, models):
     from gendel.core.deletion import ApproximateDeletion
 
     if not _models_of(job, models):
-        raise ValueError(f"these trained models are not {job.name}'s (another job's data or deletion set): pass the "
-                         f"models that train({job.name!r} job) returned")
-    p = get_profile(job.profile)
+        raise ValueError(f"these trained models are not {job.name}'s (another profile's, seed's, data or deletion "
+                         f"set): pass the models that train({job.name!r} job) returned")
+    p = models.profile
     pre, re, control, vdm, clf = models.pretrained, models.retrained, models.control, models.vdm, models.classifier
     rng = lambda stage: _stage_rng(job, stage)  # noqa: E731 - one stream per stage
     seconds = {}
@@ -303,15 +314,11 @@ def fast_deletion(job, models):
                      "mean_ratio_pretrained": float(np.mean(np.exp(log_pre))),
                      "max_ratio_pretrained": float(np.exp(log_pre.max()))},
         "seconds": seconds,
-        "arrays": {"grid_pre": _to_uint8(samples["pre"][:32]), "grid_re": _to_uint8(samples["re"][:32]),
-                   "grid_approx": _to_uint8(samples["approx"][:32]),
+        "arrays": {"grid_pre": to_pixels(samples["pre"][:32]), "grid_re": to_pixels(samples["re"][:32]),
+                   "grid_approx": to_pixels(samples["approx"][:32]),
                    "pre_labels": predicted["pre"].astype(np.int8), "pre_log_ratio": log_pre.astype(np.float32)},
         "pool": samples["pre"],
     }
-
-
-def _to_uint8(images):
-    return np.round((np.asarray(images) + 1.0) * 127.5).clip(0, 255).astype(np.uint8)[:, 0]
 
 
 def deletion_test(job, models):
@@ -327,9 +334,9 @@ def deletion_test(job, models):
     >>> out = deletion_test(job, train(job))       # needs MNIST; trains # doctest: +SKIP
     """
     if not _models_of(job, models):
-        raise ValueError(f"these trained models are not {job.name}'s (another job's data or deletion set): pass the "
-                         f"models that train({job.name!r} job) returned")
-    p = get_profile(job.profile)
+        raise ValueError(f"these trained models are not {job.name}'s (another profile's, seed's, data or deletion "
+                         f"set): pass the models that train({job.name!r} job) returned")
+    p = models.profile
     t0 = time.perf_counter()
     n, shape = p.repeats * p.m_test, (p.repeats, p.m_test)
     vdm = models.vdm
@@ -363,9 +370,9 @@ def curves(job, models, pool, pool_labels):
     >>> out = curves(job, models, pool, labels)    # needs MNIST; trains # doctest: +SKIP
     """
     if not _models_of(job, models):
-        raise ValueError(f"these trained models are not {job.name}'s (another job's data or deletion set): pass the "
-                         f"models that train({job.name!r} job) returned")
-    p = get_profile(job.profile)
+        raise ValueError(f"these trained models are not {job.name}'s (another profile's, seed's, data or deletion "
+                         f"set): pass the models that train({job.name!r} job) returned")
+    p = models.profile
     t0 = time.perf_counter()
     clf, vdm = models.classifier, models.vdm
     out = {}
@@ -405,7 +412,7 @@ def data_record(job, models, clf):
     --------
     >>> labels = np.arange(20) % 10
     >>> models = TrainedModels(None, None, None, None, None, np.zeros((20, 1, 28, 28)), labels, labels == 0,
-    ...                        np.zeros((10, 1, 28, 28)), np.arange(10), n_split=20, seconds=0.0)
+    ...                        np.zeros((10, 1, 28, 28)), np.arange(10), n_split=20, seconds=0.0, profile=None)
     >>> record = data_record(Job("tiny", "mnist", "even", 0.7, 0), models, None)
     >>> record["n_deleted"], record["label_counts_kept"][:2].tolist()
     (2, [0, 2])
@@ -420,10 +427,72 @@ def data_record(job, models, clf):
             "label_counts_test": _counts(models.test_labels)}
 
 
-#: The stages and functions whose code decides a result's numbers: with
-#: :func:`gendel.gan.run.run_job`, the roots of :func:`gendel.gan.run.code_fingerprint`.
+def make_result(job, *, device=None, progress=True, data_root=None):
+    """Everything a job computes: its four stages, assembled into the fields of its result file
+    (:class:`gendel.gan.result_files.JobResult`) but its provenance, with ``hardware`` (of every
+    training and of this evaluation) and ``seconds`` (per stage) for that provenance.
+
+    The device is resolved here, once, and handed down. :func:`gendel.gan.run.run_job` adds the
+    provenance and writes the file.
+
+    Examples
+    --------
+    >>> from gendel.gan.profiles import find_job
+    >>> fields = make_result(find_job("tiny", "mnist-odd-0.7-seed0"))   # needs MNIST; trains # doctest: +SKIP
+    >>> fields["data"]["n_train"], sorted(fields["seconds"])             # doctest: +SKIP
+    (256, ['curves', 'deletion_test', 'fast_deletion', 'job', 'train'])
+    """
+    from gendel.gan.devices import hardware, pick_device
+
+    device = pick_device(device)
+    t_start = time.perf_counter()
+    models = train(job, device=device, progress=progress, data_root=data_root)
+    p = models.profile
+    q2 = fast_deletion(job, models)
+    t_q2 = time.perf_counter()
+    q3 = deletion_test(job, models)
+    per_epoch = curves(job, models, q2.pop("pool"), q2["arrays"]["pre_labels"])
+    clf = models.classifier
+    trained = {"pretrain": models.pretrained, "retrain": models.retrained, "control": models.control,
+               "vdm": models.vdm, "classifier": clf}
+    timings = {k: m.fit_seconds_ for k, m in trained.items()} | q2["seconds"]
+    timings |= {f"{k}_cpu": m.fit_cpu_seconds_ for k, m in trained.items()}
+    timings["alg1_per_accepted"] = q2["seconds"]["sample_approx"] / p.m_labels
+    timings["alg1_per_accepted_cpu"] = q2["seconds"]["sample_approx_cpu"] / p.m_labels
+    timings["sample_per_image"] = q2["seconds"]["sample_re"] / p.m_labels
+    timings["sample_per_image_cpu"] = q2["seconds"]["sample_re_cpu"] / p.m_labels
+    hw = {"pretrained": models.pretrained.hardware_, "retrained": models.retrained.hardware_,
+          "control": models.control.hardware_, "vdm": models.vdm.hardware_, "classifier": clf.hardware_,
+          "evaluation": hardware(device)}
+    seconds = {"train": models.seconds, "fast_deletion": t_q2 - t_start - models.seconds,
+               "deletion_test": q3["seconds"], "curves": per_epoch.pop("seconds")}
+    seconds["job"] = time.perf_counter() - t_start
+    return {
+        "job": job,
+        "profile": dataclasses.asdict(p),
+        "data": data_record(job, models, clf),
+        "classifier": {"test_accuracy": float(np.mean(clf.predict(models.test_X) == models.test_labels)),
+                       "n_test": int(len(models.test_X)),
+                       "confidence_real": float(clf.predict_proba(models.test_X).max(1).mean()),
+                       "confidence": q2["confidence"]},
+        "labels": q2["labels"],
+        "sampling": q2["sampling"],
+        "reweighted": q2["reweighted"],
+        "q3": {"m": p.m_test, "R": p.repeats, "statistics": q3["statistics"], "ks": q3["ks"]},
+        "curves": per_epoch,
+        "timings": timings,
+        "losses": {"pretrain": models.pretrained.history_, "retrain": models.retrained.history_,
+                   "control": models.control.history_, "vdm": models.vdm.history_},
+        "arrays": q2["arrays"] | {f"scores_{k}": v.astype(np.float16) for k, v in q3["scores"].items()},
+        "hardware": hw,
+        "seconds": seconds,
+    }
+
+
+#: The stages and functions whose code decides a result's numbers: the roots, with the models,
+#: of :func:`gendel.gan.run.code_fingerprint`.
 STAGES = (training_images, deletion_mask, pretrained_model, label_classifier, train, reweighted, fast_deletion,
-          deletion_test, curves, data_record)
+          deletion_test, curves, data_record, make_result)
 
 
-__all__ = ["train"]
+__all__ = ["make_result", "train"]

@@ -221,6 +221,18 @@ def load_images(name, *, split="train", root=None):
     return (images[:, None] / np.float32(127.5) - np.float32(1)).astype(np.float32, copy=False), labels.astype(np.int64)
 
 
+def to_pixels(images):
+    """Images in [-1, 1] of shape (n, 1, 28, 28) as uint8 pixels of shape (n, 28, 28): the
+    inverse of :func:`load_images`' scaling, rounded, as a result file stores sample grids.
+
+    Examples
+    --------
+    >>> to_pixels(np.array([-1.0, 0.0, 1.0, 1.2]).reshape(1, 1, 2, 2)).tolist()   # clipped to 0..255
+    [[[0, 128], [255, 255]]]
+    """
+    return np.round((np.asarray(images) + 1.0) * 127.5).clip(0, 255).astype(np.uint8)[:, 0]
+
+
 def _check_fraction(lam):
     """Check the fraction lambda of the affected labels kept lies strictly in (0, 1)."""
     if isinstance(lam, bool) or not isinstance(lam, numbers.Real):

@@ -1,8 +1,10 @@
-"""Running a GAN job: its stages, its result file, and where the result comes from.
+"""Running a GAN job: its result file, and where the result comes from.
 
-:func:`run_job` runs the stages of :mod:`gendel.gan.experiment` and writes the result file
+:func:`run_job` has a job's result computed (:func:`gendel.gan.experiment.make_result`, the stages of
+:mod:`gendel.gan.experiment`) unless it is done already, and writes the result file
 (:mod:`gendel.gan.result_files`) with its *provenance*: the fingerprint of the code that made it, the
-command, the hardware of every training, the library versions and the time of each stage.
+command, the hardware of every training, the library versions and the time of each stage. What it
+adds to the result computes nothing, so it is not in the fingerprint.
 
 :func:`code_fingerprint` hashes what computes a result (:mod:`gendel.fingerprint`): the stages, the
 DCGAN, the VDM DRE, the label classifier, the networks and training loops, the data subsets and
@@ -14,18 +16,14 @@ bookkeeping and do not enter it.
 
 from __future__ import annotations
 
-import dataclasses
 import datetime
 import platform
 import sys
-import time
 import warnings
 from pathlib import Path
 
-import numpy as np
-
 from gendel.cache import CacheWarning
-from gendel.gan.experiment import check_job, data_record, curves, deletion_test, fast_deletion, train
+from gendel.gan.experiment import check_job, make_result
 from gendel.gan.profiles import RESULT_VERSION, jobs
 from gendel.gan.result_files import DamagedResult, load_result
 
@@ -123,7 +121,8 @@ def _refuse_other_profile(path, job):
 
 
 def run_job(job, results_dir=None, *, device=None, progress=True, data_root=None, command=None):
-    """Run one job, stage by stage, and write its result file; return its :class:`~gendel.gan.result_files.JobResult`.
+    """Have one job computed (:func:`gendel.gan.experiment.make_result`) and write its result file;
+    return its :class:`~gendel.gan.result_files.JobResult`.
 
     A result file that is already there is returned instead when it is *done* (``done``:
     readable, of this job and profile, made by today's code); otherwise it is reported and the
@@ -147,10 +146,11 @@ def run_job(job, results_dir=None, *, device=None, progress=True, data_root=None
     256
     """
     from gendel.gan.result_files import JobResult, default_results_dir, result_path, usable_results_dir, write_result
-    from gendel.gan.devices import hardware, pick_device
+
+    from gendel.gan.devices import pick_device
 
     p = check_job(job)
-    device = pick_device(device)
+    device = pick_device(device)  # a bad device is refused even when the job is done
     results_dir = default_results_dir(p) if results_dir is None else results_dir
     path = result_path(job, results_dir)
     _refuse_other_profile(path, job)
@@ -158,49 +158,10 @@ def run_job(job, results_dir=None, *, device=None, progress=True, data_root=None
     if existing is not None:
         return existing
     writable = usable_results_dir(results_dir)  # says so before hours of training, not after
-    t_start = time.perf_counter()
-    models = train(job, device=device, progress=progress, data_root=data_root)
-    q2 = fast_deletion(job, models)
-    t_q2 = time.perf_counter()
-    q3 = deletion_test(job, models)
-    per_epoch = curves(job, models, q2.pop("pool"), q2["arrays"]["pre_labels"])
-    clf = models.classifier
-    timings = {"pretrain": models.pretrained.fit_seconds_, "retrain": models.retrained.fit_seconds_,
-               "control": models.control.fit_seconds_, "vdm": models.vdm.fit_seconds_,
-               "classifier": clf.fit_seconds_, **q2["seconds"]}
-    timings |= {f"{k}_cpu": getattr(m, "fit_cpu_seconds_") for k, m in (
-        ("pretrain", models.pretrained), ("retrain", models.retrained), ("control", models.control),
-        ("vdm", models.vdm), ("classifier", clf))}
-    timings["alg1_per_accepted"] = q2["seconds"]["sample_approx"] / p.m_labels
-    timings["alg1_per_accepted_cpu"] = q2["seconds"]["sample_approx_cpu"] / p.m_labels
-    timings["sample_per_image"] = q2["seconds"]["sample_re"] / p.m_labels
-    timings["sample_per_image_cpu"] = q2["seconds"]["sample_re_cpu"] / p.m_labels
-    hw = {"pretrained": models.pretrained.hardware_, "retrained": models.retrained.hardware_,
-          "control": models.control.hardware_, "vdm": models.vdm.hardware_, "classifier": clf.hardware_,
-          "evaluation": hardware(device)}
-    seconds = {"train": models.seconds, "fast_deletion": t_q2 - t_start - models.seconds,
-               "deletion_test": q3["seconds"], "curves": per_epoch.pop("seconds")}
-    seconds["job"] = time.perf_counter() - t_start
-    result = JobResult(
-        version=RESULT_VERSION,
-        job=job,
-        profile=dataclasses.asdict(p),
-        provenance=provenance(command=command, hardware=hw, seconds=seconds),
-        data=data_record(job, models, clf),
-        classifier={"test_accuracy": float(np.mean(clf.predict(models.test_X) == models.test_labels)),
-                    "n_test": int(len(models.test_X)),
-                    "confidence_real": float(clf.predict_proba(models.test_X).max(1).mean()),
-                    "confidence": q2["confidence"]},
-        labels=q2["labels"],
-        sampling=q2["sampling"],
-        reweighted=q2["reweighted"],
-        q3={"m": p.m_test, "R": p.repeats, "statistics": q3["statistics"], "ks": q3["ks"]},
-        curves=per_epoch,
-        timings=timings,
-        losses={"pretrain": models.pretrained.history_, "retrain": models.retrained.history_,
-                "control": models.control.history_, "vdm": models.vdm.history_},
-        arrays=q2["arrays"] | {f"scores_{k}": v.astype(np.float16) for k, v in q3["scores"].items()},
-    )
+    fields = make_result(job, device=device, progress=progress, data_root=data_root)
+    hw, seconds = fields.pop("hardware"), fields.pop("seconds")
+    result = JobResult(version=RESULT_VERSION, provenance=provenance(command=command, hardware=hw, seconds=seconds),
+                       **fields)
     if writable:
         write_result(result, path)
     return result
@@ -227,7 +188,7 @@ def computing_roots():
     """
     from gendel.gan.experiment import STAGES
 
-    return (*STAGES, run_job, *model_roots())
+    return (*STAGES, *model_roots())
 
 
 def model_roots():
@@ -252,19 +213,21 @@ def model_roots():
 def bookkeeping():
     """The functions :func:`code_fingerprint` does not follow (besides its modules of bookkeeping):
     those of training (checkpoints, devices, progress), where the data files are (not what they
-    hold), and this module's records and checks. The baselines grid's fingerprint skips them too.
+    hold), and this module's records and checks (whether a job is done, its provenance). The
+    baselines grid's fingerprint skips them too. :func:`run_job`, the bookkeeping around
+    :func:`gendel.gan.experiment.make_result`, needs no place here: no fingerprint root calls it.
 
     Examples
     --------
     >>> names = [f.__name__ for f in bookkeeping()]
-    >>> "load_checkpoint" in names, "data_root" in names, "provenance" in names, "run_job" in names
+    >>> "load_checkpoint" in names, "data_root" in names, "provenance" in names, "make_result" in names
     (True, True, True, False)
     """
     from gendel.gan.images import BOOKKEEPING as DATA_FILES
     from gendel.gan.training import BOOKKEEPING
 
-    return (*BOOKKEEPING, *DATA_FILES, done, data_fingerprints, _refuse_other_profile, provenance, code_fingerprint,
-            python_call)
+    return (*BOOKKEEPING, *DATA_FILES, done, data_fingerprints, _refuse_other_profile,
+            provenance, code_fingerprint, python_call)
 
 
 def code_fingerprint():
@@ -300,16 +263,18 @@ def fingerprinted_code():
     return hashed_objects(computing_roots(), skip=bookkeeping(), skip_modules=BOOKKEEPING_MODULES)
 
 
-def python_call():
-    """The command recorded for a result made from Python rather than the command line.
+def python_call(function="gendel.gan.run.run_job"):
+    """The command recorded for a result made from Python (by ``function``) rather than the command line.
 
     Examples
     --------
-    >>> python_call().startswith("a Python call")
+    >>> python_call().startswith("a Python call (gendel.gan.run.run_job, from ")
+    True
+    >>> python_call("gendel.gan.baseline_results.run_baseline_job").startswith("a Python call (gendel.gan.baseline_results")
     True
     """
     where = sys.argv[0] if sys.argv and sys.argv[0] else "an interactive session"
-    return f"a Python call (gendel.gan.run.run_job, from {where})"
+    return f"a Python call ({function}, from {where})"
 
 
 def provenance(*, command, hardware, seconds):

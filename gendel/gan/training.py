@@ -28,8 +28,14 @@ MAX_SNAPSHOTS = 12
 
 
 def training_code(estimator_class):
-    """The hash of what ``estimator_class.fit`` computes (:func:`gendel.fingerprint.code_hash`):
+    """The hash of the estimator class whose ``fit`` trains (:func:`gendel.fingerprint.code_hash`):
     part of every checkpoint key, so a change to the training code trains again.
+
+    The class is hashed whole, with its base classes: ``fit`` reaches code through ``self`` (the
+    networks a DCGAN starts from, :meth:`gendel.gan.dcgan.DCGAN._initial_networks`) and through
+    ``super()``, which the fingerprint cannot follow from ``fit`` alone. A change to a method that
+    does not train (``sample``) trains again too: a checkpoint is a cache, and a needless training
+    costs time where a stale one would cost the numbers.
 
     Examples
     --------
@@ -40,7 +46,7 @@ def training_code(estimator_class):
     """
     from gendel.fingerprint import cached_code_hash
 
-    return cached_code_hash((estimator_class.fit,), BOOKKEEPING)
+    return cached_code_hash((estimator_class,), BOOKKEEPING)
 
 
 def _progress(total, initial, desc, enabled):
