@@ -194,7 +194,7 @@ def label_classifier(dataset, profile, *, device=None, progress=True, data_root=
 def train(job, *, device=None, progress=True, data_root=None):
     """Stage 1: the data and the trained models of a job (from the checkpoint cache when trained
     before). Every data file is read before any training starts. ``device`` is handed to every
-    model (each resolves ``None`` as :func:`gendel.gan.devices.pick_device` does).
+    model (each resolves ``None`` as ``gendel.gan.devices.pick_device`` does).
 
     Returns
     -------
